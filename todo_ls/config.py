@@ -1,0 +1,164 @@
+"""Settings (section `todoLs`), validated by pydantic.
+
+A bad value never stops the server: `load_settings` drops each invalid key, uses its default
+and returns one warning per key, naming it. Unknown keys are reported separately so the caller
+can log them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic.alias_generators import to_camel
+
+Severity = Literal["error", "warning", "information", "hint", "off"]
+HostKind = Literal["auto", "opencode-v1", "opencode-v2"]
+
+DEFAULT_STATES: dict[str, list[str]] = {
+    "open": [" "],
+    "inProgress": ["/"],
+    "blocked": ["?"],
+    "done": ["x", "X"],
+    "canceled": ["~", "-"],
+}
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(
+        alias_generator=to_camel, populate_by_name=True, extra="ignore", frozen=True
+    )
+
+
+class DiagnosticsSettings(_Model):
+    severity: Severity = "information"
+
+
+class ToggleSettings(_Model):
+    enabled: bool = True
+
+
+class SupervisorSettings(_Model):
+    enabled: bool = True
+    host: HostKind = "auto"
+    url: str | None = None
+    password_env: str | None = None
+    scope: Literal["project", "all"] = "project"
+    settle_ms: int = Field(default=5000, ge=0)
+    min_nudge_interval_ms: int = Field(default=45000, ge=0)
+    stall_minutes: float = Field(default=5, gt=0)
+    max_no_progress_nudges: int = Field(default=5, ge=1)
+    max_nudges_per_episode: int = Field(default=20, ge=1)
+    pause_on_interrupt: bool = True
+    toasts: bool = True
+
+
+class Settings(_Model):
+    """Every `todoLs.*` setting with its default (see DESIGN.md "Settings")."""
+
+    markdown_files: list[str] = Field(default_factory=list)
+    states: dict[str, list[str]] = Field(default_factory=lambda: dict(DEFAULT_STATES))
+    diagnostics: DiagnosticsSettings = Field(default_factory=DiagnosticsSettings)
+    inlay_hints: ToggleSettings = Field(default_factory=ToggleSettings)
+    code_lens: ToggleSettings = Field(default_factory=ToggleSettings)
+    supervisor: SupervisorSettings = Field(default_factory=SupervisorSettings)
+    state_dir: str | None = None
+
+    @field_validator("states")
+    @classmethod
+    def _check_states(cls, value: dict[str, list[str]]) -> dict[str, list[str]]:
+        unknown = set(value) - set(DEFAULT_STATES)
+        if unknown:
+            raise ValueError(f"unknown state(s) {sorted(unknown)}; known: {list(DEFAULT_STATES)}")
+        merged = {**DEFAULT_STATES, **value}
+        seen: dict[str, str] = {}
+        for state, markers in merged.items():
+            if not markers:
+                raise ValueError(f"state {state!r} needs at least one marker")
+            for marker in markers:
+                if len(marker) != 1 or marker in "[]\n\r":
+                    raise ValueError(f"marker {marker!r} of {state!r} must be one character")
+                if marker in seen and seen[marker] != state:
+                    raise ValueError(f"marker {marker!r} is used by {seen[marker]!r} and {state!r}")
+                seen[marker] = state
+        return merged
+
+
+@dataclass(frozen=True)
+class LoadedSettings:
+    """The validated settings plus what was wrong with the input."""
+
+    settings: Settings
+    warnings: list[str] = field(default_factory=list)  # one per invalid key, for the user
+    unknown_keys: list[str] = field(default_factory=list)  # for the log only
+
+
+def _dotted(loc: tuple[int | str, ...]) -> tuple[str, ...]:
+    # pydantic reports nested dict/list positions too; the setting is the first alias path.
+    parts: list[str] = []
+    node: type[BaseModel] | None = Settings
+    for item in loc:
+        if node is None or not isinstance(item, str):
+            break
+        parts.append(item)
+        info = next(
+            (f for name, f in node.model_fields.items() if item in (name, f.alias)), None
+        )
+        annotation = info.annotation if info else None
+        node = annotation if isinstance(annotation, type) and issubclass(annotation, BaseModel) else None
+    return tuple(parts)
+
+
+def _drop(raw: dict[str, Any], path: tuple[str, ...]) -> None:
+    node: Any = raw
+    for key in path[:-1]:
+        node = node.get(key) if isinstance(node, dict) else None
+    if isinstance(node, dict):
+        node.pop(path[-1], None)
+
+
+def _unknown(raw: Mapping[str, Any], model: type[BaseModel], prefix: str = "") -> list[str]:
+    names = {f.alias or n for n, f in model.model_fields.items()} | set(model.model_fields)
+    found = []
+    for key, value in raw.items():
+        if key not in names:
+            found.append(prefix + key)
+            continue
+        info = next(f for n, f in model.model_fields.items() if key in (n, f.alias))
+        sub = info.annotation
+        if isinstance(value, Mapping) and isinstance(sub, type) and issubclass(sub, BaseModel):
+            found += _unknown(value, sub, f"{prefix}{key}.")
+    return found
+
+
+def _deep_copy(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {k: _deep_copy(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_deep_copy(v) for v in value]
+    return value
+
+
+def load_settings(raw: object) -> LoadedSettings:
+    """Validate a raw `todoLs` settings object; invalid keys fall back to their defaults."""
+    if raw is None:
+        return LoadedSettings(Settings())
+    if not isinstance(raw, Mapping):
+        return LoadedSettings(
+            Settings(), [f"todoLs settings must be an object, got {type(raw).__name__}"]
+        )
+    data: dict[str, Any] = _deep_copy(raw)
+    warnings: list[str] = []
+    for _ in range(64):  # each round removes at least one bad key
+        try:
+            settings = Settings.model_validate(data)
+            return LoadedSettings(settings, warnings, _unknown(raw, Settings))
+        except ValidationError as exc:
+            for error in exc.errors():
+                path = _dotted(error["loc"]) or ("",)
+                key = "todoLs." + ".".join(path)
+                warnings.append(f"Invalid setting {key}: {error['msg']}; using the default.")
+                _drop(data, path)
+    return LoadedSettings(Settings(), [*warnings, "todoLs settings invalid; using defaults."])

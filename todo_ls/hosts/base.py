@@ -1,0 +1,79 @@
+"""The capability seam between the supervisor and an agent host (OpenCode 1.x or 2.x).
+
+Each adapter says which capabilities it has; the supervisor degrades where one is missing
+(no session todo list on 2.x: markdown files only; no toast over HTTP on 2.x: the editor is
+told instead).
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass
+from typing import Literal, Protocol
+
+from todo_ls.supervisor.events import BusyKind, HostEvent, SessionInfo, SessionTodo
+
+
+class Capability(enum.Enum):
+    EVENTS = "events"
+    SESSION_INFO = "session-info"
+    BUSY_SNAPSHOT = "busy-snapshot"
+    SESSION_TODOS = "session-todos"
+    NUDGE = "nudge"
+    TOAST = "toast"
+
+
+@dataclass(frozen=True)
+class HostInfo:
+    kind: Literal["opencode-v1", "opencode-v2"]
+    url: str
+    version: str | None
+
+
+ErrorKind = Literal["unreachable", "unauthorized", "not-found", "protocol", "server", "timeout"]
+
+
+class HostError(Exception):
+    """A failed host call. The message names the problem and never contains a secret."""
+
+    def __init__(self, kind: ErrorKind, message: str) -> None:
+        super().__init__(message)
+        self.kind: ErrorKind = kind
+
+
+class Host(Protocol):
+    """What the supervisor needs from a host. All calls use client timeouts except the stream."""
+
+    @property
+    def info(self) -> HostInfo: ...
+
+    @property
+    def capabilities(self) -> frozenset[Capability]: ...
+
+    def watch(self) -> AsyncIterator[HostEvent]:
+        """Events forever: Connected, Resynced, session events; on a drop Disconnected, then
+        reconnect with capped, jittered backoff and Connected + Resynced again."""
+        ...
+
+    async def session(self, session_id: str) -> SessionInfo | None:
+        """Session info, None when the host does not know it (404)."""
+        ...
+
+    async def busy_sessions(self) -> Mapping[str, BusyKind]:
+        """The busy snapshot: sessions not idle."""
+        ...
+
+    async def todos(self, session_id: str) -> tuple[SessionTodo, ...] | None:
+        """The session's own todo list; None where the host has none (capability missing)."""
+        ...
+
+    async def nudge(self, session_id: str, text: str, description: str) -> None:
+        """Deliver a nudge as synthetic user input; raises HostError."""
+        ...
+
+    async def toast(self, title: str, message: str, variant: str) -> bool:
+        """Show a toast in the host's TUI; False where the host cannot."""
+        ...
+
+    async def aclose(self) -> None: ...
