@@ -1,0 +1,64 @@
+"""Edits that rewrite only a marker character (or insert a `[ ] ` box), nothing else."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from todo_ls.checklist.model import Checklist, PlainListItem, StateRegistry, TaskItem
+
+_LINE_END_RE = re.compile(r"\r\n|\r|\n")
+
+
+@dataclass(frozen=True)
+class MarkerEdit:
+    """Replace `old` at (`line`, `col`) by `new`; 0-based line, column in code points."""
+
+    line: int
+    col: int
+    old: str
+    new: str
+
+
+def set_state_edits(
+    checklist: Checklist, indices: Iterable[int], state: str, registry: StateRegistry
+) -> list[MarkerEdit]:
+    """Edits that put the items at `indices` into `state`; items already there are skipped."""
+    new = registry.marker_for(state)
+    edits = []
+    for index in indices:
+        item = checklist.items[index]
+        if item.state != state:
+            edits.append(MarkerEdit(item.line, item.marker_col, item.marker, new))
+    return edits
+
+
+def toggle_state(item: TaskItem) -> str:
+    """The state a toggle moves `item` to: open -> done, anything else -> open."""
+    return "done" if item.state == "open" else "open"
+
+
+def convert_to_task_edit(item: PlainListItem) -> MarkerEdit:
+    """The insertion of `[ ] ` that turns a plain list item into an open task."""
+    return MarkerEdit(item.line, item.content_col, "", "[ ] ")
+
+
+def apply_edits(text: str, edits: Sequence[MarkerEdit]) -> str:
+    """Apply `edits` to `text`, keeping every other character (line endings too) identical.
+
+    Raises ValueError if an edit's `old` text is not where the edit says (a stale edit).
+    """
+    starts = [0] + [m.end() for m in _LINE_END_RE.finditer(text)]
+    # Apply from the end so earlier offsets stay valid.
+    ordered = sorted(edits, key=lambda e: (e.line, e.col), reverse=True)
+    for edit in ordered:
+        if edit.line >= len(starts):
+            raise ValueError(f"edit on line {edit.line} is past the end of the text")
+        offset = starts[edit.line] + edit.col
+        line_end = _LINE_END_RE.search(text, starts[edit.line])
+        limit = line_end.start() if line_end else len(text)
+        if offset + len(edit.old) > limit or text[offset : offset + len(edit.old)] != edit.old:
+            raise ValueError(f"line {edit.line} col {edit.col} does not hold {edit.old!r}")
+        text = text[:offset] + edit.new + text[offset + len(edit.old) :]
+    return text
