@@ -1,0 +1,417 @@
+"""HTTP plumbing shared by the host adapters (OpenCode 1.x and 2.x). Host-neutral.
+
+What lives here, and why:
+
+- `HostHttp`: one `httpx.AsyncClient` per host with Basic auth built from a password, a short
+  timeout on every call (early requests to a starting OpenCode can hang forever, so nothing
+  waits without a limit) and the mapping of every failure to a `HostError` whose message never
+  contains the password. `get_json` retries idempotent reads on timeouts and refused
+  connections; `send` retries only when the request cannot have reached the server.
+- `HostHttp.open_stream`: an SSE reader for the event stream. It does its own line decoding
+  (httpx-sse's decoder drops comment lines, which are the 2.x keep-alive, and buffers an event
+  of any size): every byte that arrives, comments included, feeds an idle watchdog, garbage
+  lines are skipped, an event larger than `max_event_bytes` is dropped whole, and frames come
+  out as `httpx_sse.ServerSentEvent`. The stream read itself has no timeout: the watchdog ends
+  it (as a `HostError("timeout")`) when nothing arrives for `idle_timeout` seconds.
+- `Backoff` and `reconnect_forever`: capped, jittered reconnect with injectable sleep and random.
+- `Redactor` and `install_log_redaction`: secrets scrubbed from error text and from every log
+  record of the process (the record factory formats each record once and scrubs the result).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import logging
+import random
+import threading
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+import httpx
+from httpx_sse import ServerSentEvent
+
+from todo_ls.hosts.base import ErrorKind, HostError
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+DEFAULT_USERNAME = "opencode"
+REDACTED = "***"
+
+
+# --- redaction ----------------------------------------------------------------------------
+
+
+class Redactor:
+    """Replaces secrets (and their Basic-auth encodings) in text with `***`."""
+
+    def __init__(self, secrets: Iterable[str] = ()) -> None:
+        self._secrets: list[str] = []
+        for secret in secrets:
+            self.add(secret)
+
+    def add(self, secret: str) -> None:
+        """Register a secret; empty strings are ignored (they would match everywhere)."""
+        if secret and secret not in self._secrets:
+            self._secrets.append(secret)
+            # Longest first, so a secret that contains another is replaced whole.
+            self._secrets.sort(key=len, reverse=True)
+
+    def add_basic_auth(self, username: str, password: str) -> None:
+        """Register the password and every form of it that can appear on the wire."""
+        self.add(password)
+        token = f"{username}:{password}"
+        self.add(token)
+        self.add(base64.b64encode(token.encode()).decode())
+
+    @property
+    def secrets(self) -> tuple[str, ...]:
+        return tuple(self._secrets)
+
+    def scrub(self, text: str) -> str:
+        """`text` with every registered secret replaced."""
+        for secret in self._secrets:
+            if secret in text:
+                text = text.replace(secret, REDACTED)
+        return text
+
+
+_LOG_REDACTOR = Redactor()
+_factory_lock = threading.Lock()
+_factory_installed = False
+
+
+def install_log_redaction(redactor: Redactor) -> None:
+    """Scrub `redactor`'s secrets from every log record of this process, from now on.
+
+    Installed once as a log-record factory (so it covers httpx, httpcore and every handler,
+    including ones added later); each call adds more secrets.
+    """
+    global _factory_installed
+    for secret in redactor.secrets:
+        _LOG_REDACTOR.add(secret)
+    with _factory_lock:
+        if _factory_installed:
+            return
+        previous = logging.getLogRecordFactory()
+
+        def factory(*args: Any, **kwargs: Any) -> logging.LogRecord:
+            record = previous(*args, **kwargs)
+            message = record.getMessage()
+            scrubbed = _LOG_REDACTOR.scrub(message)
+            if scrubbed != message:
+                record.msg, record.args = scrubbed, None
+            if record.exc_info and record.exc_info[1] is not None:
+                # Formatters render the exception later; pre-render it scrubbed.
+                text = logging.Formatter().formatException(record.exc_info)
+                record.exc_text = _LOG_REDACTOR.scrub(text)
+            return record
+
+        logging.setLogRecordFactory(factory)
+        _factory_installed = True
+
+
+# --- backoff and reconnect ----------------------------------------------------------------
+
+
+@dataclass
+class Backoff:
+    """Capped exponential backoff with jitter: attempt n waits between half and all of
+    `min(cap, initial * factor**n)` seconds. `sleep` and `random` are injectable for tests."""
+
+    initial: float = 0.5
+    factor: float = 2.0
+    cap: float = 30.0
+    random: Callable[[], float] = field(default=random.random)
+    sleep: Callable[[float], Awaitable[None]] = field(default=asyncio.sleep)
+
+    def delay(self, attempt: int) -> float:
+        """Seconds to wait before reconnect attempt `attempt` (0-based)."""
+        base = min(self.cap, self.initial * self.factor ** min(attempt, 64))
+        return base * (0.5 + 0.5 * self.random())
+
+    async def wait(self, attempt: int) -> None:
+        await self.sleep(self.delay(attempt))
+
+
+async def reconnect_forever(
+    connect: Callable[[Callable[[], None]], AsyncIterator[T]],
+    dropped: Callable[[HostError | None], T],
+    backoff: Backoff,
+) -> AsyncIterator[T]:
+    """Run `connect` again and again, yielding what it yields.
+
+    `connect(mark_healthy)` opens a connection and yields items until it ends (return: the
+    server closed it; `HostError`: it failed). Each time, `dropped(error)` is yielded (None for
+    a clean close) and the loop waits `backoff.delay(attempt)`. `connect` calls `mark_healthy()`
+    once the connection is really usable (e.g. after a successful resync), which resets the
+    backoff; a connection that opens and fails at once keeps backing off.
+    """
+    attempt = 0
+    while True:
+        healthy = False
+
+        def mark_healthy() -> None:
+            nonlocal healthy
+            healthy = True
+
+        error: HostError | None = None
+        try:
+            async for item in connect(mark_healthy):
+                yield item
+        except HostError as exc:
+            error = exc
+        attempt = 0 if healthy else attempt + 1
+        yield dropped(error)
+        await backoff.wait(attempt)
+
+
+# --- SSE ----------------------------------------------------------------------------------
+
+
+class _SseDecoder:
+    """Incremental SSE decoder with a size bound. Lines of unknown fields are ignored."""
+
+    def __init__(self, max_event_bytes: int) -> None:
+        self._max = max_event_bytes
+        self._pending = ""
+        self._event = ""
+        self._id = ""
+        self._data: list[str] = []
+        self._size = 0
+        self._oversized = False
+        self.dropped = 0  # events dropped for size, for the log
+
+    def feed(self, text: str) -> list[ServerSentEvent]:
+        text = self._pending + text
+        lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+        self._pending = lines.pop()
+        if len(self._pending) > self._max:
+            # An endless line: drop it and the event it belongs to.
+            self._pending = ""
+            self._oversized = True
+        frames: list[ServerSentEvent] = []
+        for line in lines:
+            frame = self._line(line)
+            if frame is not None:
+                frames.append(frame)
+        return frames
+
+    def _line(self, line: str) -> ServerSentEvent | None:
+        if not line:
+            return self._dispatch()
+        if line.startswith(":"):
+            return None  # comment (keep-alive): it already fed the watchdog
+        name, _, value = line.partition(":")
+        value = value[1:] if value.startswith(" ") else value
+        if name == "data":
+            self._size += len(value) + 1
+            if self._size > self._max:
+                self._oversized = True
+            elif not self._oversized:
+                self._data.append(value)
+        elif name == "event":
+            self._event = value
+        elif name == "id" and "\0" not in value:
+            self._id = value
+        return None
+
+    def _dispatch(self) -> ServerSentEvent | None:
+        frame = None
+        if self._oversized:
+            self.dropped += 1
+        elif self._data:
+            frame = ServerSentEvent(event=self._event, data="\n".join(self._data), id=self._id)
+        self._event, self._data, self._size, self._oversized = "", [], 0, False
+        return frame
+
+
+# --- the HTTP client ----------------------------------------------------------------------
+
+
+def _describe(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+
+
+class HostHttp:
+    """The HTTP side of one host connection. All methods raise `HostError` only.
+
+    `base_url` is the server root; `password` None means no auth. `auth_hint` ends the 401
+    message (e.g. "check OPENCODE_SERVER_PASSWORD"). `transport` lets tests plug in
+    `httpx.MockTransport`.
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        password: str | None,
+        username: str = DEFAULT_USERNAME,
+        auth_hint: str = "check the password",
+        timeout: float = 5.0,
+        connect_timeout: float = 2.0,
+        retries: int = 2,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.redactor = Redactor()
+        auth: httpx.BasicAuth | None = None
+        if password:
+            self.redactor.add_basic_auth(username, password)
+            install_log_redaction(self.redactor)
+            auth = httpx.BasicAuth(username, password)
+        self._auth_hint = auth_hint
+        self._retries = retries
+        self._timeout = httpx.Timeout(timeout, connect=connect_timeout)
+        self.client = httpx.AsyncClient(
+            base_url=self.base_url,
+            auth=auth,
+            timeout=self._timeout,
+            transport=transport,
+            headers={"accept": "application/json"},
+        )
+
+    # errors
+
+    def error(self, exc: BaseException, what: str) -> HostError:
+        """Map any failure of `what` (e.g. "GET /session") to a HostError, scrubbed."""
+        if isinstance(exc, HostError):
+            return exc
+        kind: ErrorKind
+        if isinstance(exc, httpx.TimeoutException):
+            kind, text = "timeout", f"{what}: no answer from {self.base_url} in time"
+        elif isinstance(exc, (httpx.ConnectError, httpx.RemoteProtocolError, httpx.ReadError)):
+            kind, text = "unreachable", f"{what}: {self.base_url} unreachable ({_describe(exc)})"
+        else:
+            kind, text = "protocol", f"{what}: {_describe(exc)}"
+        return HostError(kind, self.redactor.scrub(text))
+
+    def status_error(self, response: httpx.Response, what: str) -> HostError:
+        """The HostError for a non-success response."""
+        code = response.status_code
+        if code == 401:
+            return HostError("unauthorized", f"{what}: 401: {self._auth_hint}")
+        body = self.redactor.scrub(response.text[:200].strip())
+        detail = f"{what}: {code}" + (f" {body}" if body else "")
+        if code == 404:
+            return HostError("not-found", detail)
+        if code >= 500:
+            return HostError("server", detail)
+        return HostError("protocol", detail)
+
+    # requests
+
+    async def send(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: Mapping[str, str] | None = None,
+        json: Any = None,
+        idempotent: bool | None = None,
+        timeout: float | None = None,
+    ) -> httpx.Response:
+        """One request; a non-2xx answer raises. Retried on refused connections always, and on
+        timeouts only when idempotent (default: GET), since a timed-out POST may have landed."""
+        idempotent = method == "GET" if idempotent is None else idempotent
+        what = f"{method} {path}"
+        last: BaseException | None = None
+        for attempt in range(self._retries + 1):
+            try:
+                response = await self.client.request(
+                    method,
+                    path,
+                    params=params,
+                    json=json,
+                    timeout=self._timeout if timeout is None else httpx.Timeout(timeout),
+                )
+            except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
+                last = exc  # never reached the server: safe to retry
+            except httpx.TimeoutException as exc:
+                if not idempotent:
+                    raise self.error(exc, what) from None
+                last = exc
+            except httpx.HTTPError as exc:
+                raise self.error(exc, what) from None
+            else:
+                if response.is_success:
+                    return response
+                raise self.status_error(response, what)
+            if attempt < self._retries:
+                log.debug("%s failed (%s); retrying", what, self.redactor.scrub(_describe(last)))
+                await asyncio.sleep(0.2 * (attempt + 1))
+        assert last is not None
+        raise self.error(last, what) from None
+
+    async def get_json(self, path: str, params: Mapping[str, str] | None = None) -> Any:
+        """GET a JSON body (retried on timeouts); a non-JSON body raises `protocol`."""
+        response = await self.send("GET", path, params=params)
+        try:
+            return response.json()
+        except ValueError:
+            raise HostError("protocol", f"GET {path}: the answer is not JSON") from None
+
+    @asynccontextmanager
+    async def open_stream(
+        self,
+        path: str,
+        *,
+        params: Mapping[str, str] | None = None,
+        idle_timeout: float = 25.0,
+        max_event_bytes: int = 4 * 1024 * 1024,
+    ) -> AsyncIterator[AsyncIterator[ServerSentEvent]]:
+        """Open an SSE stream; the context value iterates its frames until the server closes it.
+
+        Raises `HostError` on open (401, unreachable, not an event stream) and while reading:
+        `timeout` when nothing at all (not even a keep-alive) arrived for `idle_timeout`.
+        """
+        what = f"GET {path}"
+        stream_timeout = httpx.Timeout(self._timeout.read, connect=self._timeout.connect, read=None)
+        try:
+            async with self.client.stream(
+                "GET",
+                path,
+                params=params,
+                headers={"accept": "text/event-stream", "cache-control": "no-store"},
+                timeout=stream_timeout,
+            ) as response:
+                if not response.is_success:
+                    await response.aread()
+                    raise self.status_error(response, what)
+                content_type = response.headers.get("content-type", "")
+                if "text/event-stream" not in content_type:
+                    raise HostError("protocol", f"{what}: not an event stream ({content_type})")
+                yield self._frames(response, what, idle_timeout, max_event_bytes)
+        except HostError:
+            raise
+        except (httpx.HTTPError, OSError) as exc:
+            raise self.error(exc, what) from None
+
+    async def _frames(
+        self, response: httpx.Response, what: str, idle_timeout: float, max_event_bytes: int
+    ) -> AsyncIterator[ServerSentEvent]:
+        decoder = _SseDecoder(max_event_bytes)
+        chunks = response.aiter_text().__aiter__()
+        while True:
+            try:
+                chunk = await asyncio.wait_for(chunks.__anext__(), idle_timeout)
+            except StopAsyncIteration:
+                return
+            except asyncio.TimeoutError:
+                raise HostError(
+                    "timeout", f"{what}: nothing received for {idle_timeout:g} s"
+                ) from None
+            except (httpx.HTTPError, OSError) as exc:
+                raise self.error(exc, what) from None
+            before = decoder.dropped
+            for frame in decoder.feed(chunk):
+                yield frame
+            if decoder.dropped != before:
+                log.warning("%s: dropped an event larger than %d bytes", what, max_event_bytes)
+
+    async def aclose(self) -> None:
+        await self.client.aclose()
