@@ -1,13 +1,84 @@
 """SQLite state shared by every todo-ls process of the user (DESIGN.md "Storage").
 
-CONTRACT SKELETON — the store work replaces the bodies; the signatures are what the server
-and the supervisor call.
+One database file in WAL mode holds what must outlive a process and be seen by every other
+todo-ls process of the user: the command-made part of each workspace folder's subscriptions,
+session pauses, the nudge ledger with its claims, episodes (the span between two real user
+prompts) and todo lists for hosts that have none of their own.
+
+The store never takes the server down: a file that is not a database, fails its integrity check
+or was written by a newer todo-ls is moved aside (the reason is kept in `Store.warning` for the
+server to show) and a fresh database is created; if the state directory cannot be used at all the
+store falls back to memory, which only loses sharing and durability.
 """
 
 from __future__ import annotations
 
+import contextlib
+import json
+import logging
+import os
+import sqlite3
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, TypeVar
+
+if sys.platform != "win32":
+    import fcntl
+
+log = logging.getLogger(__name__)
+
+DB_NAME = "state.db"
+
+# Each step moves the schema from version i to i + 1; later versions append steps, never edit
+# one that has shipped (a user's file may be at any earlier version).
+MIGRATIONS: tuple[tuple[str, ...], ...] = (
+    (
+        """CREATE TABLE subscriptions (
+            workspace TEXT NOT NULL,
+            path TEXT NOT NULL,
+            state TEXT NOT NULL CHECK (state IN ('added', 'removed')),
+            at REAL NOT NULL,
+            PRIMARY KEY (workspace, path))""",
+        """CREATE TABLE pauses (
+            session_id TEXT PRIMARY KEY,
+            reason TEXT NOT NULL,
+            since REAL NOT NULL)""",
+        """CREATE TABLE episodes (
+            session_id TEXT PRIMARY KEY,
+            episode INTEGER NOT NULL,
+            started_at REAL NOT NULL)""",
+        """CREATE TABLE nudges (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            session_id TEXT NOT NULL,
+            episode INTEGER NOT NULL,
+            number INTEGER NOT NULL,
+            open_hash TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            owner TEXT NOT NULL,
+            claimed_at REAL NOT NULL,
+            expires_at REAL NOT NULL,
+            state TEXT NOT NULL CHECK (state IN ('claimed', 'sent', 'failed')),
+            settled_at REAL)""",
+        "CREATE INDEX nudges_session_state ON nudges (session_id, state, id)",
+        """CREATE TABLE session_todos (
+            session_id TEXT PRIMARY KEY,
+            json TEXT NOT NULL,
+            at REAL NOT NULL)""",
+    ),
+)
+SCHEMA_VERSION = len(MIGRATIONS)
+
+# A ledger time further ahead of `now` than this was written before the clock was set back
+# (no lock wait lasts this long); it must not block nudges until the clock catches up.
+CLOCK_SET_BACK_S = 300.0
+
+_LOCK_RETRIES = 8
+
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True)
@@ -29,10 +100,11 @@ class Pause:
 class NudgeRecord:
     session_id: str
     open_hash: str
-    at: float  # epoch seconds
+    at: float  # epoch seconds: when it was settled (sent), else when it was claimed
     owner: str
     kind: str  # "idle" | "stall" | "manual"
     state: str  # "claimed" | "sent" | "failed"
+    number: int = 0  # nudge number within its episode (1-based)
 
 
 @dataclass(frozen=True)
@@ -44,38 +116,278 @@ class Claim:
     number: int  # nudge number in the session's current episode (1-based)
 
 
-def default_state_dir(env: dict[str, str] | None = None) -> Path:
+def default_state_dir(env: Mapping[str, str] | None = None) -> Path:
     """`$TODO_LS_STATE_DIR`, else `$XDG_STATE_HOME/todo-ls`, else `~/.local/state/todo-ls`."""
-    raise NotImplementedError
+    env = os.environ if env is None else env
+    if env.get("TODO_LS_STATE_DIR"):
+        return Path(env["TODO_LS_STATE_DIR"]).expanduser()
+    if env.get("XDG_STATE_HOME"):
+        return Path(env["XDG_STATE_HOME"]).expanduser() / "todo-ls"
+    home = env.get("HOME")
+    return (Path(home) if home else Path.home()) / ".local" / "state" / "todo-ls"
+
+
+class _Unusable(Exception):
+    """The file at the store's path must be moved aside; the message says why."""
+
+    def __init__(self, suffix: str, why: str) -> None:
+        super().__init__(why)
+        self.suffix = suffix
+
+
+def _is_locked(err: sqlite3.OperationalError) -> bool:
+    text = str(err).lower()
+    return "locked" in text or "busy" in text
 
 
 class Store:
-    """One database file, WAL, created with mode 0600; safe across processes."""
+    """One database file, WAL, created with mode 0600; safe across processes and threads."""
 
-    def __init__(self, path: Path) -> None:
-        raise NotImplementedError
+    def __init__(self, path: Path, busy_timeout: float = 5.0) -> None:
+        """Open (creating, migrating or replacing) the database at `path`. Never raises for a
+        bad file or an unusable directory; `warning` then says what happened."""
+        self.path = Path(path)
+        self.warning: str | None = None
+        self._busy_timeout = busy_timeout
+        self._lock = threading.Lock()
+        self._conn: sqlite3.Connection | None = None
+        try:
+            self._open_file()
+        except (OSError, sqlite3.Error) as err:
+            if self._conn is not None:
+                self._conn.close()
+            self._warn(
+                f"todo-ls state store {self.path} cannot be used ({err}); state is kept in "
+                "memory and not shared with other todo-ls processes"
+            )
+            self._conn = self._connect(":memory:")
+            self._migrate()
+
+    @classmethod
+    def open(cls, state_dir: Path | None = None) -> Store:
+        """The store in `state_dir` (default: `default_state_dir()`)."""
+        return cls((state_dir or default_state_dir()) / DB_NAME)
+
+    # opening
+
+    def _warn(self, text: str) -> None:
+        log.warning("%s", text)
+        self.warning = text if self.warning is None else f"{self.warning}; {text}"
+
+    def _connect(self, target: str) -> sqlite3.Connection:
+        conn = sqlite3.connect(
+            target, timeout=self._busy_timeout, isolation_level=None, check_same_thread=False
+        )
+        conn.execute(f"PRAGMA busy_timeout = {int(self._busy_timeout * 1000)}")
+        return conn
+
+    def _open_file(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        with self._open_lock():
+            self._create_private()
+            conn = self._conn = self._connect(str(self.path))
+            try:
+                self._check(conn)
+            except _Unusable as bad:
+                conn.close()
+                self._conn = None
+                self._move_aside(bad.suffix, str(bad))
+                self._create_private()
+                conn = self._conn = self._connect(str(self.path))
+            self._retry(lambda: conn.execute("PRAGMA journal_mode = WAL"))
+            # NORMAL is corruption-safe in WAL mode; a power cut may lose the last commits only.
+            conn.execute("PRAGMA synchronous = NORMAL")
+            self._migrate()
+
+    @contextlib.contextmanager
+    def _open_lock(self) -> Iterator[None]:
+        """Serialise check / move-aside / create between processes opening the same store, so
+        one process never moves aside the fresh file another has just created."""
+        if sys.platform == "win32":
+            yield
+            return
+        fd = os.open(f"{self.path}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)
+
+    def _create_private(self) -> None:
+        """Create the file with mode 0600 before SQLite does (SQLite would use the umask); its
+        -wal and -shm files inherit the database file's mode."""
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            if os.fstat(fd).st_mode & 0o077:
+                os.fchmod(fd, 0o600)
+        finally:
+            os.close(fd)
+
+    def _check(self, conn: sqlite3.Connection) -> None:
+        try:
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            result = conn.execute("PRAGMA quick_check").fetchone()[0]
+        except sqlite3.OperationalError as err:
+            if _is_locked(err):
+                raise
+            raise _Unusable("corrupt", f"unreadable: {err}") from err
+        except sqlite3.DatabaseError as err:
+            raise _Unusable("corrupt", f"not a database: {err}") from err
+        if result != "ok":
+            raise _Unusable("corrupt", f"integrity check failed: {result}")
+        if version > SCHEMA_VERSION:
+            raise _Unusable(
+                "newer", f"written by a newer todo-ls (schema {version} > {SCHEMA_VERSION})"
+            )
+
+    def _move_aside(self, suffix: str, why: str) -> None:
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        target = self.path.with_name(f"{self.path.name}.{suffix}-{stamp}")
+        n = 1
+        while target.exists():
+            target = self.path.with_name(f"{self.path.name}.{suffix}-{stamp}-{n}")
+            n += 1
+        os.replace(self.path, target)
+        # The old WAL belongs to the old file; a fresh database must not replay it.
+        for extra in ("-wal", "-shm"):
+            with contextlib.suppress(FileNotFoundError):
+                os.replace(f"{self.path}{extra}", f"{target}{extra}")
+        self._warn(
+            f"todo-ls state store {self.path} was {why}; moved it to {target.name} and started "
+            "a fresh one (subscriptions made by command and pauses were reset)"
+        )
+
+    def _migrate(self) -> None:
+        def step() -> None:
+            with self._write() as conn:
+                version = conn.execute("PRAGMA user_version").fetchone()[0]
+                for statements in MIGRATIONS[version:]:
+                    for statement in statements:
+                        conn.execute(statement)
+                if version < SCHEMA_VERSION:
+                    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+        self._retry(step)
+
+    # plumbing
+
+    @property
+    def _db(self) -> sqlite3.Connection:
+        assert self._conn is not None, "store used while opening failed"
+        return self._conn
+
+    def _retry(self, action: Callable[[], _T]) -> _T:
+        """Run `action`, retrying when another process holds the database longer than the busy
+        timeout (busy_timeout already waits; this covers the cases SQLite reports at once)."""
+        for attempt in range(_LOCK_RETRIES):
+            try:
+                return action()
+            except sqlite3.OperationalError as err:
+                if not _is_locked(err) or attempt == _LOCK_RETRIES - 1:
+                    raise
+                time.sleep(min(0.01 * 2**attempt, 0.5))
+        raise AssertionError("unreachable")
+
+    @contextlib.contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction, taken before the first read (BEGIN IMMEDIATE) so that what
+        it reads cannot change before it commits."""
+        conn = self._db
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield conn
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+
+    def _transaction(self, body: Callable[[sqlite3.Connection], _T]) -> _T:
+        def run() -> _T:
+            with self._write() as conn:
+                return body(conn)
+
+        with self._lock:
+            return self._retry(run)
+
+    def _query(self, sql: str, params: Sequence[object] = ()) -> list[Any]:
+        with self._lock:
+            return self._retry(lambda: self._db.execute(sql, params).fetchall())
 
     # subscriptions
+
     def subscription_overrides(self, workspace: str) -> SubscriptionOverrides:
-        raise NotImplementedError
+        """Paths subscribed and unsubscribed by command in `workspace`."""
+        rows = self._query(
+            "SELECT path, state FROM subscriptions WHERE workspace = ?", (workspace,)
+        )
+        return SubscriptionOverrides(
+            added=frozenset(p for p, s in rows if s == "added"),
+            removed=frozenset(p for p, s in rows if s == "removed"),
+        )
 
-    def subscribe(self, workspace: str, path: str) -> None:
-        raise NotImplementedError
+    def _set_subscription(self, workspace: str, path: str, state: str, now: float | None) -> None:
+        at = time.time() if now is None else now
+        self._transaction(
+            lambda c: c.execute(
+                "INSERT INTO subscriptions (workspace, path, state, at) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT (workspace, path) DO UPDATE SET state = excluded.state, "
+                "at = excluded.at",
+                (workspace, path, state, at),
+            )
+        )
 
-    def unsubscribe(self, workspace: str, path: str) -> None:
-        raise NotImplementedError
+    def subscribe(self, workspace: str, path: str, now: float | None = None) -> None:
+        """Record that the user subscribed `path` in `workspace` (overrides an unsubscribe)."""
+        self._set_subscription(workspace, path, "added", now)
+
+    def unsubscribe(self, workspace: str, path: str, now: float | None = None) -> None:
+        """Record that the user unsubscribed `path` in `workspace` (also hides a settings glob)."""
+        self._set_subscription(workspace, path, "removed", now)
 
     # pauses
+
     def pause(self, session_id: str, reason: str, now: float) -> None:
-        raise NotImplementedError
+        """Pause a session (replacing an earlier pause and its reason)."""
+        self._transaction(
+            lambda c: c.execute(
+                "INSERT INTO pauses (session_id, reason, since) VALUES (?, ?, ?) "
+                "ON CONFLICT (session_id) DO UPDATE SET reason = excluded.reason, "
+                "since = excluded.since",
+                (session_id, reason, now),
+            )
+        )
 
     def resume(self, session_id: str) -> None:
-        raise NotImplementedError
+        """Lift a session's pause, if any."""
+        self._transaction(
+            lambda c: c.execute("DELETE FROM pauses WHERE session_id = ?", (session_id,))
+        )
 
     def pauses(self) -> dict[str, Pause]:
-        raise NotImplementedError
+        """Every paused session, by id."""
+        rows = self._query("SELECT session_id, reason, since FROM pauses")
+        return {sid: Pause(sid, reason, since) for sid, reason, since in rows}
+
+    # episodes
+
+    def start_episode(self, session_id: str, now: float) -> int:
+        """A real user prompt: start the session's next episode (nudge numbers and the
+        per-episode cap start again). Returns the new episode number."""
+
+        def body(c: sqlite3.Connection) -> int:
+            c.execute(
+                "INSERT INTO episodes (session_id, episode, started_at) VALUES (?, 1, ?) "
+                "ON CONFLICT (session_id) DO UPDATE SET episode = episode + 1, "
+                "started_at = excluded.started_at",
+                (session_id, now),
+            )
+            return int(_episode(c, session_id))
+
+        return self._transaction(body)
 
     # nudges: one atomic claim per opportunity across processes
+
     def claim_nudge(
         self,
         session_id: str,
@@ -87,15 +399,138 @@ class Store:
         expiry: float,
     ) -> Claim | None:
         """Grant a claim unless, for this session, a nudge was sent within `min_interval` or
-        another live (unexpired, unsettled) claim exists. One transaction (BEGIN IMMEDIATE)."""
-        raise NotImplementedError
+        another live (unexpired, unsettled) claim exists. One transaction (BEGIN IMMEDIATE).
+
+        A claim whose holder died (never settled) stops blocking at its `expires_at`; it is
+        then recorded as failed."""
+
+        def body(c: sqlite3.Connection) -> Claim | None:
+            future = now + CLOCK_SET_BACK_S
+            recent = c.execute(
+                "SELECT 1 FROM nudges WHERE session_id = ? AND state = 'sent' "
+                "AND settled_at > ? AND settled_at < ? LIMIT 1",
+                (session_id, now - min_interval, future),
+            ).fetchone()
+            live = c.execute(
+                "SELECT 1 FROM nudges WHERE session_id = ? AND state = 'claimed' "
+                "AND expires_at > ? AND claimed_at < ? LIMIT 1",
+                (session_id, now, future),
+            ).fetchone()
+            if recent or live:
+                return None
+            c.execute(
+                "UPDATE nudges SET state = 'failed', settled_at = ? "
+                "WHERE session_id = ? AND state = 'claimed'",
+                (now, session_id),
+            )
+            episode = _episode(c, session_id)
+            number = _sent_in_episode(c, session_id, episode) + 1
+            cur = c.execute(
+                "INSERT INTO nudges (session_id, episode, number, open_hash, kind, owner, "
+                "claimed_at, expires_at, state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'claimed')",
+                (session_id, episode, number, open_hash, kind, owner, now, now + expiry),
+            )
+            assert cur.lastrowid is not None
+            return Claim(cur.lastrowid, session_id, number)
+
+        return self._transaction(body)
 
     def settle_claim(self, claim_id: int, sent: bool, now: float) -> None:
-        raise NotImplementedError
+        """Record the outcome of a granted claim. A sent nudge is always recorded as sent (the
+        ledger must match what the agent received, even if the claim had expired meanwhile)."""
+        self._transaction(
+            lambda c: c.execute(
+                "UPDATE nudges SET state = ?, settled_at = ? WHERE id = ? "
+                "AND (state = 'claimed' OR ?)",
+                ("sent" if sent else "failed", now, claim_id, sent),
+            )
+        )
 
     def nudges(self, session_id: str, since: float = 0.0) -> list[NudgeRecord]:
         """Sent nudges of a session since `since`, oldest first (all processes)."""
-        raise NotImplementedError
+        rows = self._query(
+            f"SELECT {_RECORD_COLUMNS} FROM nudges WHERE session_id = ? AND state = 'sent' "
+            "AND settled_at >= ? ORDER BY id",
+            (session_id, since),
+        )
+        return [NudgeRecord(*row) for row in rows]
+
+    def last_sent(self, session_id: str) -> NudgeRecord | None:
+        """The session's most recent sent nudge, from any process."""
+        rows = self._query(
+            f"SELECT {_RECORD_COLUMNS} FROM nudges WHERE session_id = ? AND state = 'sent' "
+            "ORDER BY id DESC LIMIT 1",
+            (session_id,),
+        )
+        return NudgeRecord(*rows[0]) if rows else None
+
+    def episode_nudge_count(self, session_id: str) -> int:
+        """Nudges sent to the session in its current episode."""
+
+        def count() -> int:
+            return _sent_in_episode(self._db, session_id, _episode(self._db, session_id))
+
+        with self._lock:
+            return self._retry(count)
+
+    def consecutive_same_hash(self, session_id: str, open_hash: str) -> int:
+        """How many of the session's latest sent nudges in the current episode, in a row, were
+        sent for the open-item set `open_hash` (0 if the latest was for another set)."""
+        rows = self._query(
+            "SELECT open_hash FROM nudges WHERE session_id = ? AND state = 'sent' "
+            "AND episode = (SELECT COALESCE(MAX(episode), 0) FROM episodes WHERE session_id = ?) "
+            "ORDER BY id DESC",
+            (session_id, session_id),
+        )
+        run = 0
+        for (h,) in rows:
+            if h != open_hash:
+                break
+            run += 1
+        return run
+
+    # todo lists for hosts without their own
+
+    def set_session_todos(self, session_id: str, todos: Sequence[Any], now: float) -> None:
+        """Store a session's todo list (JSON-serialisable items)."""
+        text = json.dumps(list(todos))
+        self._transaction(
+            lambda c: c.execute(
+                "INSERT INTO session_todos (session_id, json, at) VALUES (?, ?, ?) "
+                "ON CONFLICT (session_id) DO UPDATE SET json = excluded.json, at = excluded.at",
+                (session_id, text, now),
+            )
+        )
+
+    def session_todos(self, session_id: str) -> list[Any] | None:
+        """A session's stored todo list, or None if none was stored."""
+        rows = self._query("SELECT json FROM session_todos WHERE session_id = ?", (session_id,))
+        if not rows:
+            return None
+        value = json.loads(rows[0][0])
+        return value if isinstance(value, list) else None
 
     def close(self) -> None:
-        raise NotImplementedError
+        """Close the connection (the WAL is checkpointed by the last one to close)."""
+        with self._lock:
+            self._db.close()
+
+
+_RECORD_COLUMNS = (
+    "session_id, open_hash, COALESCE(settled_at, claimed_at), owner, kind, state, number"
+)
+
+
+def _episode(conn: sqlite3.Connection, session_id: str) -> int:
+    row = conn.execute(
+        "SELECT episode FROM episodes WHERE session_id = ?", (session_id,)
+    ).fetchone()
+    return int(row[0]) if row else 0
+
+
+def _sent_in_episode(conn: sqlite3.Connection, session_id: str, episode: int) -> int:
+    row = conn.execute(
+        "SELECT COUNT(*) FROM nudges WHERE session_id = ? AND episode = ? AND state = 'sent'",
+        (session_id, episode),
+    ).fetchone()
+    return int(row[0])
