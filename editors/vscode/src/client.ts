@@ -1,0 +1,146 @@
+/** The language client: start / stop / restart, settings, and calls to the server's commands. */
+
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as vscode from "vscode";
+import {
+  ExecuteCommandRequest,
+  LanguageClient,
+  LanguageClientOptions,
+  RevealOutputChannelOn,
+  ServerOptions,
+  State,
+  TransportKind,
+} from "vscode-languageclient/node";
+import { CLIENT_ID, CLIENT_NAME, CLIENT_ONLY_SETTINGS, CONFIG_SECTION, STATUS_NOTIFICATION } from "./constants";
+import { ServerCommand, resolveServerCommand } from "./serverCommand";
+import { StatusPayload } from "./status";
+import { StatusBar } from "./statusBar";
+
+function isExecutable(file: string): boolean {
+  try {
+    fs.accessSync(file, fs.constants.X_OK);
+    return fs.statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** The `todoLs` settings as the server expects them (without the extension's own keys). */
+export function serverSettings(value: unknown): Record<string, unknown> {
+  const settings = { ...((value ?? {}) as Record<string, unknown>) };
+  for (const key of CLIENT_ONLY_SETTINGS) {
+    delete settings[key];
+  }
+  return settings;
+}
+
+function currentServerSettings(scope?: vscode.Uri): Record<string, unknown> {
+  return serverSettings(vscode.workspace.getConfiguration(undefined, scope).get(CONFIG_SECTION));
+}
+
+export function serverCommand(): ServerCommand {
+  const setting = vscode.workspace.getConfiguration(CONFIG_SECTION).get<string[]>("server.command", []);
+  return resolveServerCommand(setting, {
+    pathEnv: process.env.PATH,
+    home: os.homedir(),
+    platform: process.platform,
+    workspaceFolder: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath,
+    isExecutable,
+  });
+}
+
+export class TodoLsClient {
+  private client: LanguageClient | undefined;
+  private readonly subscriptions: vscode.Disposable[] = [];
+
+  constructor(
+    private readonly output: vscode.LogOutputChannel,
+    private readonly statusBar: StatusBar,
+  ) {}
+
+  get isRunning(): boolean {
+    return this.client?.state === State.Running;
+  }
+
+  async start(): Promise<void> {
+    if (this.client !== undefined) {
+      return;
+    }
+    const { command, args } = serverCommand();
+    this.output.info(`Starting the server: ${[command, ...args].join(" ")}`);
+    const serverOptions: ServerOptions = { command, args, transport: TransportKind.stdio };
+    const clientOptions: LanguageClientOptions = {
+      documentSelector: [{ scheme: "file", language: "markdown" }],
+      outputChannel: this.output,
+      revealOutputChannelOn: RevealOutputChannelOn.Never,
+      initializationOptions: () => currentServerSettings(),
+      synchronize: { configurationSection: CONFIG_SECTION },
+      middleware: {
+        workspace: {
+          // The server pulls its section; leave out the keys only the extension reads.
+          configuration: async (params, token, next) => {
+            const result = await next(params, token);
+            if (!Array.isArray(result)) {
+              return result;
+            }
+            return result.map((value: unknown, i) =>
+              params.items[i]?.section === CONFIG_SECTION ? serverSettings(value) : value,
+            );
+          },
+        },
+      },
+    };
+    const client = new LanguageClient(CLIENT_ID, CLIENT_NAME, serverOptions, clientOptions);
+    this.client = client;
+    this.subscriptions.push(
+      client.onNotification(STATUS_NOTIFICATION, (payload: StatusPayload) => this.statusBar.update(payload)),
+      client.onDidChangeState((event) => {
+        if (event.newState === State.Running) {
+          this.statusBar.showRunning();
+        } else if (event.newState === State.Starting) {
+          this.statusBar.showStarting();
+        } else {
+          this.statusBar.showStopped();
+        }
+      }),
+    );
+    this.statusBar.showStarting();
+    try {
+      await client.start();
+    } catch (error) {
+      this.output.error(`The server did not start: ${String(error)}`);
+      this.statusBar.showStopped();
+    }
+  }
+
+  async stop(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    for (const s of this.subscriptions.splice(0)) {
+      s.dispose();
+    }
+    if (client !== undefined) {
+      try {
+        await client.dispose(2000);
+      } catch (error) {
+        this.output.warn(`Stopping the server: ${String(error)}`);
+      }
+    }
+    this.statusBar.showStopped();
+  }
+
+  async restart(): Promise<void> {
+    await this.stop();
+    await this.start();
+  }
+
+  /** Runs one of the server's `workspace/executeCommand` commands with its single argument object. */
+  async execute<T>(command: string, argument: Record<string, unknown>): Promise<T> {
+    const client = this.client;
+    if (client === undefined || client.state !== State.Running) {
+      throw new Error('the server is not running (run "todo-ls: Restart server")');
+    }
+    return (await client.sendRequest(ExecuteCommandRequest.type, { command, arguments: [argument] })) as T;
+  }
+}

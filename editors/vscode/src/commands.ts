@@ -1,0 +1,190 @@
+/** The palette commands: each one calls a server command with the right argument object. */
+
+import * as vscode from "vscode";
+import { ItemState, PaletteCommand, STATES, ServerCommand } from "./constants";
+import { TodoLsClient } from "./client";
+import { ListResult, openItemTargets, relativeTo, sessionLine } from "./status";
+import { StatusBar } from "./statusBar";
+
+interface EditResult {
+  applied: boolean;
+  state?: string;
+  reason?: string;
+}
+
+interface FilesResult {
+  files: string[];
+}
+
+interface NudgeResult {
+  sent: string[];
+  skipped: { sessionID: string | null; reason: string }[];
+}
+
+interface SessionsResult {
+  sessions: { id: string; state: string }[];
+  reason?: string;
+}
+
+const STATE_LABELS: Record<ItemState, string> = {
+  open: "Open  [ ]",
+  inProgress: "In progress  [/]",
+  blocked: "Blocked (waits for a human)  [?]",
+  done: "Done  [x]",
+  canceled: "Canceled  [~]",
+};
+
+function markdownEditor(): vscode.TextEditor | undefined {
+  const editor = vscode.window.activeTextEditor;
+  if (editor?.document.languageId !== "markdown") {
+    void vscode.window.showWarningMessage("todo-ls: open a markdown file first.");
+    return undefined;
+  }
+  return editor;
+}
+
+/** The distinct lines of every cursor, so a multi-cursor toggle edits each item once. */
+function cursorLines(editor: vscode.TextEditor): number[] {
+  return [...new Set(editor.selections.map((s) => s.active.line))].sort((a, b) => a - b);
+}
+
+function workspaceOf(uri: string): string {
+  const folder = vscode.workspace.getWorkspaceFolder(vscode.Uri.parse(uri));
+  return folder?.uri.toString() ?? "";
+}
+
+export class Commands {
+  constructor(
+    private readonly client: TodoLsClient,
+    private readonly statusBar: StatusBar,
+    private readonly output: vscode.LogOutputChannel,
+  ) {}
+
+  register(): vscode.Disposable[] {
+    const table: [string, () => Promise<void>][] = [
+      [PaletteCommand.toggle, () => this.editItems((uri, line) => this.client.execute(ServerCommand.toggle, { uri, line }))],
+      [PaletteCommand.setState, () => this.setState()],
+      [PaletteCommand.subscribe, () => this.subscription(ServerCommand.subscribe, "Subscribed")],
+      [PaletteCommand.unsubscribe, () => this.subscription(ServerCommand.unsubscribe, "Unsubscribed")],
+      [PaletteCommand.nudge, () => this.nudge()],
+      [PaletteCommand.pause, () => this.pauseOrResume(ServerCommand.pause)],
+      [PaletteCommand.resume, () => this.pauseOrResume(ServerCommand.resume)],
+      [PaletteCommand.list, () => this.list()],
+      [PaletteCommand.refresh, () => this.refresh()],
+      [PaletteCommand.restart, () => this.client.restart()],
+      [PaletteCommand.showOutput, () => Promise.resolve(this.output.show())],
+    ];
+    return table.map(([id, run]) => vscode.commands.registerCommand(id, () => this.report(run)));
+  }
+
+  /** Shows a failed command to the user instead of failing silently in the log. */
+  private async report(run: () => Promise<void>): Promise<void> {
+    try {
+      await run();
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      this.output.error(message);
+      void vscode.window.showErrorMessage(`todo-ls: ${message}`);
+    }
+  }
+
+  private async editItems(edit: (uri: string, line: number) => Promise<EditResult>): Promise<void> {
+    const editor = markdownEditor();
+    if (editor === undefined) {
+      return;
+    }
+    const uri = editor.document.uri.toString();
+    for (const line of cursorLines(editor)) {
+      const result = await edit(uri, line);
+      if (!result.applied) {
+        void vscode.window.showWarningMessage(`todo-ls: line ${line + 1}: ${result.reason ?? "no item changed"}`);
+      }
+    }
+  }
+
+  private async setState(): Promise<void> {
+    const picked = await vscode.window.showQuickPick(
+      STATES.map((state) => ({ label: STATE_LABELS[state], state })),
+      { title: "todo-ls: set the state of the item(s) on the cursor line(s)" },
+    );
+    if (picked !== undefined) {
+      await this.editItems((uri, line) => this.client.execute(ServerCommand.setState, { uri, line, state: picked.state }));
+    }
+  }
+
+  private async subscription(command: string, verb: string): Promise<void> {
+    const editor = markdownEditor();
+    if (editor === undefined) {
+      return;
+    }
+    const uri = editor.document.uri.toString();
+    const result = await this.client.execute<FilesResult>(command, { uri });
+    const names = result.files.map((f) => relativeTo(workspaceOf(uri), f));
+    void vscode.window.showInformationMessage(
+      `todo-ls: ${verb} ${relativeTo(workspaceOf(uri), uri)}. Subscribed files: ${names.join(", ") || "none"}.`,
+    );
+  }
+
+  /** Asks which session when the workspace has several; `{}` means every session. */
+  private async sessionArgument(action: string): Promise<Record<string, unknown> | undefined> {
+    const sessions = this.statusBar.current()?.supervisor?.sessions ?? [];
+    if (sessions.length === 0) {
+      return {};
+    }
+    const picked = await vscode.window.showQuickPick(
+      [{ label: "All sessions of this workspace", id: undefined as string | undefined }, ...sessions.map((s) => ({ label: sessionLine(s), id: s.id }))],
+      { title: `todo-ls: ${action}` },
+    );
+    if (picked === undefined) {
+      return undefined;
+    }
+    return picked.id === undefined ? {} : { sessionID: picked.id };
+  }
+
+  private async nudge(): Promise<void> {
+    const arg = await this.sessionArgument("nudge which session?");
+    if (arg === undefined) {
+      return;
+    }
+    const result = await this.client.execute<NudgeResult>(ServerCommand.nudge, arg);
+    const skipped = result.skipped.map((s) => `${s.sessionID ?? "all"}: ${s.reason}`);
+    const text = [`nudged ${result.sent.length} session(s)`, ...(skipped.length ? [`skipped ${skipped.join("; ")}`] : [])];
+    void vscode.window.showInformationMessage(`todo-ls: ${text.join(", ")}.`);
+  }
+
+  private async pauseOrResume(command: string): Promise<void> {
+    const verb = command === ServerCommand.pause ? "pause" : "resume";
+    const arg = await this.sessionArgument(`${verb} which session?`);
+    if (arg === undefined) {
+      return;
+    }
+    const result = await this.client.execute<SessionsResult>(command, arg);
+    const states = result.sessions.map((s) => `${s.id} ${s.state}`).join(", ");
+    void vscode.window.showInformationMessage(`todo-ls: ${verb}: ${states || result.reason || "no session"}.`);
+  }
+
+  private async list(): Promise<void> {
+    const result = await this.client.execute<ListResult>(ServerCommand.list, {});
+    const targets = openItemTargets(result);
+    if (targets.length === 0) {
+      void vscode.window.showInformationMessage(`todo-ls: no open items (${result.text}).`);
+      return;
+    }
+    const picked = await vscode.window.showQuickPick(targets, {
+      title: `todo-ls: ${result.text}`,
+      matchOnDescription: true,
+      placeHolder: "Go to an open item",
+    });
+    if (picked === undefined) {
+      return;
+    }
+    const document = await vscode.workspace.openTextDocument(vscode.Uri.parse(picked.uri));
+    const position = new vscode.Position(picked.line, 0);
+    await vscode.window.showTextDocument(document, { selection: new vscode.Range(position, position) });
+  }
+
+  private async refresh(): Promise<void> {
+    const result = await this.client.execute<{ files: number }>(ServerCommand.refresh, {});
+    void vscode.window.showInformationMessage(`todo-ls: re-read ${result.files} subscribed file(s).`);
+  }
+}

@@ -1,0 +1,33 @@
+/** Entry point: activated on markdown; starts the server and registers the palette commands. */
+
+import * as vscode from "vscode";
+import { CLIENT_NAME, CONFIG_SECTION } from "./constants";
+import { Commands } from "./commands";
+import { TodoLsClient } from "./client";
+import { StatusBar } from "./statusBar";
+
+let client: TodoLsClient | undefined;
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  const output = vscode.window.createOutputChannel(CLIENT_NAME, { log: true });
+  const statusBar = new StatusBar();
+  client = new TodoLsClient(output, statusBar);
+  const running = client;
+  context.subscriptions.push(
+    output,
+    statusBar,
+    ...new Commands(running, statusBar, output).register(),
+    // Other todoLs settings reach the server through synchronize; a new command line needs a new process.
+    vscode.workspace.onDidChangeConfiguration((event) => {
+      if (event.affectsConfiguration(`${CONFIG_SECTION}.server`)) {
+        void running.restart();
+      }
+    }),
+  );
+  await running.start();
+}
+
+export async function deactivate(): Promise<void> {
+  await client?.stop();
+  client = undefined;
+}

@@ -1,0 +1,63 @@
+/** How the extension finds the server executable (pure: no `vscode`, injected file checks). */
+
+import * as path from "node:path";
+
+export interface ServerCommand {
+  command: string;
+  args: string[];
+}
+
+export interface CommandContext {
+  /** `PATH` of the extension host. */
+  pathEnv: string | undefined;
+  home: string | undefined;
+  platform: NodeJS.Platform;
+  /** The first workspace folder's path, for `${workspaceFolder}`. */
+  workspaceFolder: string | undefined;
+  isExecutable: (file: string) => boolean;
+}
+
+/** Finds `name` in the directories of `pathEnv`, as a shell would. */
+export function findOnPath(name: string, ctx: CommandContext): string | undefined {
+  const sep = ctx.platform === "win32" ? ";" : ":";
+  const suffixes = ctx.platform === "win32" ? [".exe", ".cmd", ".bat", ""] : [""];
+  for (const dir of (ctx.pathEnv ?? "").split(sep)) {
+    if (dir === "") {
+      continue;
+    }
+    for (const suffix of suffixes) {
+      const candidate = path.join(dir, name + suffix);
+      if (ctx.isExecutable(candidate)) {
+        return candidate;
+      }
+    }
+  }
+  return undefined;
+}
+
+function expand(part: string, ctx: CommandContext): string {
+  let out = part;
+  if (ctx.workspaceFolder !== undefined) {
+    out = out.split("${workspaceFolder}").join(ctx.workspaceFolder);
+  }
+  if (ctx.home !== undefined && (out === "~" || out.startsWith("~/"))) {
+    out = ctx.home + out.slice(1);
+  }
+  return out;
+}
+
+/**
+ * The command line that starts the server: the `todoLs.server.command` setting when it is
+ * set, else `todo-ls` on PATH (pipx / uv tool install), else the Python module.
+ */
+export function resolveServerCommand(setting: readonly string[], ctx: CommandContext): ServerCommand {
+  const parts = setting.filter((p) => p.trim() !== "").map((p) => expand(p, ctx));
+  if (parts.length > 0) {
+    return { command: parts[0], args: parts.slice(1) };
+  }
+  const installed = findOnPath("todo-ls", ctx);
+  if (installed !== undefined) {
+    return { command: installed, args: [] };
+  }
+  return { command: ctx.platform === "win32" ? "python" : "python3", args: ["-m", "todo_ls"] };
+}

@@ -1,0 +1,73 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { ListResult, StatusPayload, openItemTargets, relativeTo, tooltipLines } from "../src/status";
+
+const WS = "file:///home/u/my%20project";
+
+function status(overrides: Partial<StatusPayload> = {}): StatusPayload {
+  return {
+    workspace: WS,
+    open: 4,
+    done: 3,
+    canceled: 1,
+    total: 8,
+    text: "📋 ████░░░░ 4/8 open · working",
+    files: [
+      { uri: `${WS}/PLAN.md`, open: 3, total: 7, missing: false },
+      { uri: `${WS}/docs/r%C3%A9sum%C3%A9.md`, open: 1, total: 1, missing: false },
+      { uri: `${WS}/NEXT.md`, open: 0, total: 0, missing: true },
+    ],
+    supervisor: {
+      enabled: true,
+      host: { kind: "opencode-v1", url: "http://127.0.0.1:4096", connected: true, version: "1.18.33" },
+      sessions: [
+        { id: "ses_1", title: "build it", state: "working", detail: "1 tool", open: 3, nudges: 0, pausedReason: null },
+        { id: "ses_2", title: null, state: "paused", detail: null, open: 3, nudges: 5, pausedReason: "no-progress" },
+      ],
+    },
+    ...overrides,
+  };
+}
+
+test("the tooltip has one line per file and per session", () => {
+  assert.deepEqual(tooltipLines(status()), [
+    "PLAN.md 3/7 open",
+    "docs/résumé.md 1/1 open",
+    "NEXT.md (missing)",
+    "opencode-v1 1.18.33 http://127.0.0.1:4096 connected",
+    'ses_1 working · 1 tool "build it"',
+    "ses_2 paused · paused: no-progress",
+  ]);
+});
+
+test("the tooltip says when nothing is subscribed and the supervisor is off", () => {
+  const lines = tooltipLines(status({ files: [], supervisor: { enabled: false, host: null, sessions: [] } }));
+  assert.match(lines[0], /No subscribed files/);
+  assert.equal(lines[1], "Supervisor off");
+});
+
+test("a disconnected host is shown as such", () => {
+  const s = status({ supervisor: { enabled: true, host: { kind: "opencode-v2", url: null, connected: false }, sessions: [] } });
+  assert.deepEqual(tooltipLines(s).slice(-1), ["opencode-v2 disconnected"]);
+});
+
+test("relative paths outside the workspace fall back to the file name", () => {
+  assert.equal(relativeTo(WS, "file:///elsewhere/TODO.md"), "TODO.md");
+  assert.equal(relativeTo(`${WS}/`, `${WS}/a/b.md`), "a/b.md");
+});
+
+test("open items become quick pick targets at 0-based lines", () => {
+  const list: ListResult = {
+    ...status(),
+    items: [
+      { path: "PLAN.md", line: 3, text: "write the intro", state: "open" },
+      { path: "docs/résumé.md", line: 10, text: "ask the user", state: "blocked" },
+      { uri: `${WS}/PLAN.md`, line: 1 },
+    ],
+  };
+  assert.deepEqual(openItemTargets(list), [
+    { label: "write the intro", description: "PLAN.md:3", uri: `${WS}/PLAN.md`, line: 2 },
+    { label: "ask the user (blocked)", description: "docs/résumé.md:10", uri: `${WS}/docs/r%C3%A9sum%C3%A9.md`, line: 9 },
+    { label: "PLAN.md:1", description: "PLAN.md:1", uri: `${WS}/PLAN.md`, line: 0 },
+  ]);
+});
