@@ -1,0 +1,490 @@
+"""The shared SQLite store: every method, the claim rules, migrations and bad files."""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from todo_ls import store as store_module
+from todo_ls.store import (
+    CLOCK_SET_BACK_S,
+    DB_NAME,
+    SCHEMA_VERSION,
+    Claim,
+    Pause,
+    Store,
+    SubscriptionOverrides,
+    default_state_dir,
+)
+
+MIN = 45.0
+EXPIRY = 30.0
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Path:
+    return tmp_path / "state" / DB_NAME
+
+
+@pytest.fixture
+def store(db: Path) -> Iterator[Store]:
+    s = Store(db)
+    yield s
+    s.close()
+
+
+def claim(s: Store, now: float, session: str = "ses_1", open_hash: str = "h1") -> Claim | None:
+    return s.claim_nudge(session, open_hash, "idle", "proc-a", now, MIN, EXPIRY)
+
+
+def send(s: Store, now: float, session: str = "ses_1", open_hash: str = "h1") -> Claim:
+    granted = claim(s, now, session, open_hash)
+    assert granted is not None
+    s.settle_claim(granted.claim_id, sent=True, now=now + 1)
+    return granted
+
+
+# location
+
+
+def test_state_dir_prefers_explicit_override() -> None:
+    env = {"TODO_LS_STATE_DIR": "/x/state", "XDG_STATE_HOME": "/x/xdg", "HOME": "/x/home"}
+    assert default_state_dir(env) == Path("/x/state")
+
+
+def test_state_dir_uses_xdg_state_home() -> None:
+    env = {"XDG_STATE_HOME": "/x/xdg", "HOME": "/x/home"}
+    assert default_state_dir(env) == Path("/x/xdg/todo-ls")
+
+
+def test_state_dir_falls_back_to_home() -> None:
+    assert default_state_dir({"HOME": "/x/home"}) == Path("/x/home/.local/state/todo-ls")
+
+
+def test_open_puts_state_db_in_the_state_dir(tmp_path: Path) -> None:
+    s = Store.open(tmp_path / "dir")
+    s.subscribe("ws", "/ws/a.md")
+    s.close()
+    assert (tmp_path / "dir" / "state.db").is_file()
+
+
+def test_open_defaults_to_the_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TODO_LS_STATE_DIR", str(tmp_path / "from-env"))
+    Store.open().close()
+    assert (tmp_path / "from-env" / DB_NAME).is_file()
+
+
+# files and modes
+
+
+def test_database_and_its_wal_are_private(store: Store, db: Path) -> None:
+    store.pause("ses_1", "user", 1.0)
+    for name in (DB_NAME, f"{DB_NAME}-wal", f"{DB_NAME}-shm"):
+        assert (db.parent / name).stat().st_mode & 0o777 == 0o600, name
+    assert db.parent.stat().st_mode & 0o777 == 0o700
+
+
+def test_a_world_readable_database_is_made_private(db: Path) -> None:
+    Store(db).close()
+    db.chmod(0o644)
+    Store(db).close()
+    assert db.stat().st_mode & 0o777 == 0o600
+
+
+def test_wal_mode_and_schema_version(store: Store, db: Path) -> None:
+    conn = sqlite3.connect(db)
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    conn.close()
+
+
+# subscriptions
+
+
+def test_subscriptions_start_empty(store: Store) -> None:
+    assert store.subscription_overrides("ws") == SubscriptionOverrides(frozenset(), frozenset())
+
+
+def test_subscribe_and_unsubscribe_are_per_workspace_and_last_one_wins(store: Store) -> None:
+    store.subscribe("ws", "/ws/a.md")
+    store.subscribe("ws", "/ws/b.md")
+    store.unsubscribe("ws", "/ws/b.md")
+    store.unsubscribe("ws", "/ws/c.md")
+    store.subscribe("other", "/other/x.md")
+    assert store.subscription_overrides("ws") == SubscriptionOverrides(
+        added=frozenset({"/ws/a.md"}), removed=frozenset({"/ws/b.md", "/ws/c.md"})
+    )
+    store.subscribe("ws", "/ws/c.md")
+    assert "/ws/c.md" in store.subscription_overrides("ws").added
+    assert store.subscription_overrides("other").added == frozenset({"/other/x.md"})
+
+
+def test_state_survives_a_restart(db: Path) -> None:
+    first = Store(db)
+    first.subscribe("ws", "/ws/a.md")
+    first.pause("ses_1", "interrupt", 10.0)
+    send(first, 100.0)
+    first.close()
+    second = Store(db)
+    assert second.warning is None
+    assert second.subscription_overrides("ws").added == frozenset({"/ws/a.md"})
+    assert second.pauses() == {"ses_1": Pause("ses_1", "interrupt", 10.0)}
+    assert claim(second, 120.0) is None  # the interval holds across restarts
+    second.close()
+
+
+# pauses
+
+
+def test_pause_replace_and_resume(store: Store) -> None:
+    store.pause("ses_1", "interrupt", 10.0)
+    store.pause("ses_2", "no-progress", 11.0)
+    store.pause("ses_1", "user", 12.0)
+    assert store.pauses() == {
+        "ses_1": Pause("ses_1", "user", 12.0),
+        "ses_2": Pause("ses_2", "no-progress", 11.0),
+    }
+    store.resume("ses_1")
+    store.resume("ses_unknown")
+    assert set(store.pauses()) == {"ses_2"}
+
+
+# claims
+
+
+def test_first_claim_is_granted_with_number_one(store: Store) -> None:
+    granted = claim(store, 100.0)
+    assert granted is not None
+    assert (granted.session_id, granted.number) == ("ses_1", 1)
+
+
+def test_a_live_claim_blocks_every_other_claim(store: Store) -> None:
+    assert claim(store, 100.0) is not None
+    assert claim(store, 101.0) is None
+    assert claim(store, 100.0 + EXPIRY - 0.001) is None
+
+
+def test_claims_are_per_session(store: Store) -> None:
+    assert claim(store, 100.0, "ses_1") is not None
+    assert claim(store, 100.0, "ses_2") is not None
+
+
+def test_a_sent_nudge_blocks_claims_for_min_interval(store: Store) -> None:
+    send(store, 100.0)  # settled (sent) at 101
+    assert claim(store, 101.0 + MIN - 0.001) is None
+    later = claim(store, 101.0 + MIN)
+    assert later is not None
+    assert later.number == 2
+
+
+def test_a_failed_nudge_does_not_block_and_keeps_its_number(store: Store) -> None:
+    first = claim(store, 100.0)
+    assert first is not None
+    store.settle_claim(first.claim_id, sent=False, now=101.0)
+    retry = claim(store, 102.0)
+    assert retry is not None
+    assert retry.number == 1
+    assert store.nudges("ses_1") == []
+
+
+def test_an_expired_claim_is_taken_over_and_recorded_failed(store: Store, db: Path) -> None:
+    dead = claim(store, 100.0)
+    assert dead is not None
+    assert claim(store, 100.0 + EXPIRY - 1) is None
+    taken = claim(store, 100.0 + EXPIRY)
+    assert taken is not None
+    assert taken.number == 1
+    conn = sqlite3.connect(db)
+    states = conn.execute("SELECT id, state FROM nudges ORDER BY id").fetchall()
+    conn.close()
+    assert states == [(dead.claim_id, "failed"), (taken.claim_id, "claimed")]
+
+
+def test_a_late_sent_settle_is_still_recorded(store: Store) -> None:
+    slow = claim(store, 100.0)
+    assert slow is not None
+    assert claim(store, 100.0 + EXPIRY) is not None  # took over the expired claim
+    store.settle_claim(slow.claim_id, sent=True, now=100.0 + EXPIRY + 1)
+    assert [n.at for n in store.nudges("ses_1")] == [100.0 + EXPIRY + 1]
+
+
+def test_settling_twice_does_not_undo_a_send(store: Store) -> None:
+    granted = send(store, 100.0)
+    store.settle_claim(granted.claim_id, sent=False, now=102.0)
+    assert len(store.nudges("ses_1")) == 1
+
+
+def test_a_clock_set_back_does_not_block_nudges_for_long(store: Store) -> None:
+    send(store, 10_000.0)
+    assert claim(store, 10_000.0 - 10) is None  # a small step back still blocks
+    assert claim(store, 10_000.0 - CLOCK_SET_BACK_S - 10) is not None
+
+
+def test_a_live_claim_from_before_a_clock_set_back_expires(store: Store) -> None:
+    assert claim(store, 10_000.0) is not None
+    assert claim(store, 10_000.0 - CLOCK_SET_BACK_S - 10) is not None
+
+
+# ledger helpers
+
+
+def test_nudges_lists_sent_nudges_oldest_first_since(store: Store) -> None:
+    send(store, 100.0, open_hash="a")
+    failed = claim(store, 200.0)
+    assert failed is not None
+    store.settle_claim(failed.claim_id, sent=False, now=201.0)
+    send(store, 300.0, open_hash="b")
+    assert [(n.open_hash, n.at, n.state, n.number) for n in store.nudges("ses_1")] == [
+        ("a", 101.0, "sent", 1),
+        ("b", 301.0, "sent", 2),
+    ]
+    assert [n.open_hash for n in store.nudges("ses_1", since=200.0)] == ["b"]
+    assert store.nudges("ses_other") == []
+
+
+def test_last_sent(store: Store) -> None:
+    assert store.last_sent("ses_1") is None
+    send(store, 100.0, open_hash="a")
+    send(store, 200.0, open_hash="b")
+    pending = claim(store, 300.0)
+    assert pending is not None
+    last = store.last_sent("ses_1")
+    assert last is not None
+    assert (last.open_hash, last.at, last.owner, last.kind, last.number) == (
+        "b",
+        201.0,
+        "proc-a",
+        "idle",
+        2,
+    )
+
+
+def test_consecutive_same_hash_counts_the_run_at_the_end(store: Store) -> None:
+    assert store.consecutive_same_hash("ses_1", "a") == 0
+    send(store, 100.0, open_hash="a")
+    send(store, 200.0, open_hash="b")
+    send(store, 300.0, open_hash="b")
+    assert store.consecutive_same_hash("ses_1", "b") == 2
+    assert store.consecutive_same_hash("ses_1", "a") == 0
+    send(store, 400.0, open_hash="a")
+    assert store.consecutive_same_hash("ses_1", "a") == 1
+
+
+# episodes
+
+
+def test_a_new_episode_restarts_numbers_counts_and_runs(store: Store) -> None:
+    send(store, 100.0)
+    send(store, 200.0)
+    assert store.episode_nudge_count("ses_1") == 2
+    assert store.consecutive_same_hash("ses_1", "h1") == 2
+    assert store.start_episode("ses_1", 250.0) == 1
+    assert store.episode_nudge_count("ses_1") == 0
+    assert store.consecutive_same_hash("ses_1", "h1") == 0
+    assert send(store, 300.0).number == 1
+    assert store.start_episode("ses_1", 350.0) == 2
+    assert send(store, 400.0).number == 1
+    assert store.episode_nudge_count("ses_1") == 1
+    assert len(store.nudges("ses_1")) == 4  # the ledger keeps every episode
+
+
+def test_a_new_episode_does_not_lift_the_min_interval(store: Store) -> None:
+    send(store, 100.0)
+    store.start_episode("ses_1", 102.0)
+    assert claim(store, 103.0) is None
+
+
+def test_episodes_are_per_session(store: Store) -> None:
+    send(store, 100.0, session="ses_1")
+    store.start_episode("ses_2", 150.0)
+    assert store.episode_nudge_count("ses_1") == 1
+
+
+# session todo lists
+
+
+def test_session_todos_round_trip_and_replace(store: Store) -> None:
+    assert store.session_todos("ses_1") is None
+    todos = [{"content": "write tests", "status": "pending", "priority": "high"}]
+    store.set_session_todos("ses_1", todos, 1.0)
+    assert store.session_todos("ses_1") == todos
+    store.set_session_todos("ses_1", [], 2.0)
+    assert store.session_todos("ses_1") == []
+
+
+# threads
+
+
+def test_many_threads_share_one_store(store: Store) -> None:
+    granted: list[Claim] = []
+
+    def work(i: int) -> None:
+        for k in range(50):
+            store.subscribe("ws", f"/ws/{i}-{k}.md")
+            got = claim(store, 100.0)
+            if got is not None:
+                granted.append(got)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(store.subscription_overrides("ws").added) == 200
+    assert len(granted) == 1
+
+
+# migrations and bad files
+
+
+def test_migrations_run_forward_from_every_version(
+    db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    Store(db).close()
+    conn = sqlite3.connect(db)
+    conn.execute("INSERT INTO pauses VALUES ('ses_1', 'user', 1.0)")
+    conn.commit()
+    conn.close()
+    step = ("ALTER TABLE pauses ADD COLUMN note TEXT NOT NULL DEFAULT ''",)
+    monkeypatch.setattr(store_module, "MIGRATIONS", (*store_module.MIGRATIONS, step))
+    monkeypatch.setattr(store_module, "SCHEMA_VERSION", SCHEMA_VERSION + 1)
+    upgraded = Store(db)
+    assert upgraded.warning is None
+    assert upgraded.pauses() == {"ses_1": Pause("ses_1", "user", 1.0)}  # data kept
+    upgraded.close()
+    conn = sqlite3.connect(db)
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION + 1
+    assert conn.execute("SELECT note FROM pauses").fetchall() == [("",)]
+    conn.close()
+
+
+def test_an_empty_file_becomes_a_database(db: Path) -> None:
+    db.parent.mkdir(parents=True)
+    db.write_bytes(b"")
+    s = Store(db)
+    assert s.warning is None
+    s.pause("ses_1", "user", 1.0)
+    s.close()
+
+
+def aside(db: Path, kind: str) -> list[Path]:
+    return sorted(p for p in db.parent.iterdir() if p.name.startswith(f"{DB_NAME}.{kind}-"))
+
+
+def assert_fresh_and_usable(s: Store) -> None:
+    assert s.pauses() == {}
+    s.pause("ses_1", "user", 1.0)
+    assert set(s.pauses()) == {"ses_1"}
+
+
+def test_a_file_that_is_not_a_database_is_moved_aside(
+    db: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    db.parent.mkdir(parents=True)
+    db.write_bytes(b"this is my shopping list, not a database\n" * 100)
+    with caplog.at_level(logging.WARNING, logger="todo_ls.store"):
+        s = Store(db)
+    assert s.warning is not None
+    assert "moved it to state.db.corrupt-" in s.warning
+    assert s.warning in caplog.text
+    assert_fresh_and_usable(s)
+    s.close()
+    [moved] = [p for p in aside(db, "corrupt") if not p.name.endswith(("-wal", "-shm"))]
+    assert moved.read_bytes().startswith(b"this is my shopping list")
+
+
+@pytest.mark.parametrize("keep", [50, 1000, 4096 + 100])
+def test_a_truncated_database_is_moved_aside(db: Path, keep: int) -> None:
+    s = Store(db)
+    for i in range(300):
+        s.subscribe("ws", f"/ws/{'x' * 40}-{i}.md")
+    s.close()  # checkpoints the WAL into the file
+    assert db.stat().st_size > keep
+    with open(db, "r+b") as f:
+        f.truncate(keep)
+    s = Store(db)
+    assert s.warning is not None
+    assert "corrupt-" in s.warning
+    assert_fresh_and_usable(s)
+    s.close()
+
+
+def test_a_damaged_page_fails_the_integrity_check(db: Path) -> None:
+    s = Store(db)
+    for i in range(300):
+        s.subscribe("ws", f"/ws/{'x' * 40}-{i}.md")
+    s.close()
+    conn = sqlite3.connect(db)
+    page_size = conn.execute("PRAGMA page_size").fetchone()[0]
+    root = conn.execute("SELECT rootpage FROM sqlite_master WHERE name = 'pauses'").fetchone()[0]
+    conn.close()
+    with open(db, "r+b") as f:
+        f.seek((root - 1) * page_size)
+        f.write(b"\x00" * 16)  # wipe the b-tree page header of a table
+    s = Store(db)
+    assert s.warning is not None
+    assert "corrupt-" in s.warning
+    assert_fresh_and_usable(s)
+    s.close()
+
+
+def test_a_database_from_a_newer_version_is_moved_aside_untouched(db: Path) -> None:
+    Store(db).close()
+    conn = sqlite3.connect(db)
+    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    conn.execute("INSERT INTO pauses VALUES ('ses_future', 'user', 1.0)")
+    conn.commit()
+    conn.close()
+    s = Store(db)
+    assert s.warning is not None
+    assert "newer todo-ls" in s.warning
+    assert "state.db.newer-" in s.warning
+    assert_fresh_and_usable(s)
+    s.close()
+    [moved] = [p for p in aside(db, "newer") if not p.name.endswith(("-wal", "-shm"))]
+    old = sqlite3.connect(moved)
+    assert old.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION + 1
+    assert old.execute("SELECT session_id FROM pauses").fetchall() == [("ses_future",)]
+    old.close()
+
+
+def test_repeated_move_asides_never_overwrite_each_other(db: Path) -> None:
+    db.parent.mkdir(parents=True)
+    for n in range(3):
+        db.write_bytes(f"garbage {n}".encode() * 100)
+        Store(db).close()
+    moved = [p for p in aside(db, "corrupt") if not p.name.endswith(("-wal", "-shm"))]
+    assert len(moved) == 3
+
+
+def test_an_unusable_directory_falls_back_to_memory(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    s = Store(blocker / "state" / DB_NAME)
+    assert s.warning is not None
+    assert "in memory" in s.warning
+    assert_fresh_and_usable(s)
+    s.close()
+
+
+def test_the_wal_of_a_corrupt_file_held_open_elsewhere_is_not_replayed(db: Path) -> None:
+    Store(db).close()
+    other = sqlite3.connect(db, isolation_level=None)  # another process still using the file
+    other.execute("INSERT INTO pauses VALUES ('ses_old', 'user', 1.0)")
+    assert db.with_name(f"{DB_NAME}-wal").stat().st_size > 0
+    root = other.execute("SELECT rootpage FROM sqlite_master WHERE name = 'episodes'").fetchone()
+    page_size = other.execute("PRAGMA page_size").fetchone()[0]
+    with open(db, "r+b") as f:
+        f.seek((root[0] - 1) * page_size)
+        f.write(b"\x00" * 16)
+    fresh = Store(db)
+    assert fresh.warning is not None
+    assert_fresh_and_usable(fresh)  # the old WAL (with ses_old) was moved, not replayed
+    fresh.close()
+    other.close()
+    assert any(p.name.endswith("-wal") for p in aside(db, "corrupt"))
