@@ -1,0 +1,99 @@
+"""Find the OpenCode server and build the matching host adapter.
+
+`connect_host` tries each `Probe` allowed by `supervisor.host` (`auto`: all, in order) on the
+configured URL (default `http://127.0.0.1:4096`). A probe is judged by its JSON body, never by
+the status alone: OpenCode 1.18 answers unknown paths with 200 and its web page. Host lines
+register here by adding a `Probe` to `PROBES` (the 2.x line adds its registration file and its
+`/api/info`, `/api/health` probes in front of the 1.x one).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+from todo_ls.config import SupervisorSettings
+from todo_ls.hosts import opencode_v1
+from todo_ls.hosts.base import Host, HostError
+from todo_ls.hosts.http import DEFAULT_USERNAME, HostHttp
+
+log = logging.getLogger(__name__)
+
+DEFAULT_URL = "http://127.0.0.1:4096"
+
+
+@dataclass(frozen=True)
+class Probe:
+    """How to recognise one host line at a URL and build its adapter."""
+
+    kind: str  # the `supervisor.host` value that selects it
+    path: str  # GET this path ...
+    identify: Callable[
+        [Any], str | None
+    ]  # ... and read the version from its JSON body (None: not it)
+    password_env: str  # default env var of the password for this host line
+    build: Callable[[HostHttp, str, Sequence[str]], Host]  # (http, version, directories)
+
+
+def _v1_version(body: Any) -> str | None:
+    if isinstance(body, Mapping) and body.get("healthy") is True:
+        version = body.get("version")
+        return version if isinstance(version, str) and version.startswith("1.") else None
+    return None
+
+
+def _v1_build(http: HostHttp, version: str, directories: Sequence[str]) -> Host:
+    return opencode_v1.OpencodeV1Host(http, version=version, directories=directories)
+
+
+PROBES: list[Probe] = [
+    Probe("opencode-v1", "/global/health", _v1_version, opencode_v1.PASSWORD_ENV, _v1_build),
+]
+
+
+async def connect_host(
+    settings: SupervisorSettings,
+    env: Mapping[str, str],
+    *,
+    directories: Sequence[str] = (),
+    transport: httpx.AsyncBaseTransport | None = None,
+) -> Host:
+    """Probe the server and return its adapter. Raises HostError: `unauthorized` when a probe
+    got 401 (wrong or missing password), `unreachable` when nothing answered, `protocol` when
+    something answered that is no OpenCode server of an allowed line."""
+    url = settings.url or DEFAULT_URL
+    probes = [p for p in PROBES if settings.host in ("auto", p.kind)]
+    if not probes:
+        raise HostError("protocol", f"supervisor.host {settings.host!r} is not supported")
+    errors: list[HostError] = []
+    for probe in probes:
+        env_name = settings.password_env or probe.password_env
+        http = HostHttp(
+            url,
+            password=env.get(env_name) or None,
+            username=env.get(opencode_v1.USERNAME_ENV) or DEFAULT_USERNAME,
+            auth_hint=f"check the password in ${env_name}",
+            transport=transport,
+        )
+        try:
+            body = await http.get_json(probe.path)
+        except HostError as exc:
+            await http.aclose()
+            errors.append(exc)
+            continue
+        version = probe.identify(body)
+        if version is None:
+            await http.aclose()
+            errors.append(HostError("protocol", f"GET {probe.path}: not {probe.kind}"))
+            continue
+        log.info("found %s %s at %s", probe.kind, version, url)
+        return probe.build(http, version, directories)
+    for kind in ("unauthorized", "protocol", "timeout"):
+        for error in errors:
+            if error.kind == kind:
+                raise error
+    raise errors[0]

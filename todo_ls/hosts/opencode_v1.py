@@ -1,0 +1,550 @@
+"""The OpenCode 1.x host adapter (`opencode-ai` 1.18), over its HTTP API and `/global/event`.
+
+Two layers:
+
+- `normalize(raw, memory)`: pure translation of one wire event (bare `{type, properties}` or
+  the `/global/event` envelope `{directory, payload}`) into supervisor events. A few events
+  need context from earlier ones (which message is the user's, whether a tool already ran, a
+  span already started); that context is the `V1Memory` passed in, bounded in size. No I/O.
+- `OpencodeV1Host`: the `Host` implementation: the event stream with reconnect and a resync
+  after every (re)connect, session info, the busy snapshot, todo lists, the nudge and the toast.
+
+Facts this follows are in the project's OpenCode v1 reference (verified on 1.18.33).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final, Generic, TypeVar, cast
+
+from todo_ls.hosts.base import Capability, HostError, HostInfo
+from todo_ls.hosts.http import Backoff, HostHttp, reconnect_forever
+from todo_ls.supervisor.events import (
+    Activity,
+    BusyKind,
+    Connected,
+    Disconnected,
+    HostEvent,
+    PermissionAsked,
+    PermissionReplied,
+    Resynced,
+    Retrying,
+    SessionDeleted,
+    SessionEvent,
+    SessionInfo,
+    SessionTodo,
+    SessionUpdated,
+    SpanEnded,
+    SpanKind,
+    SpanStarted,
+    StepEnded,
+    StepStarted,
+    TodoStatus,
+    TodosUpdated,
+    ToolEnded,
+    ToolProgress,
+    ToolStarted,
+    TurnEnded,
+    TurnStarted,
+    UserMessage,
+)
+
+log = logging.getLogger(__name__)
+
+KIND: Final = "opencode-v1"
+PASSWORD_ENV = "OPENCODE_SERVER_PASSWORD"
+USERNAME_ENV = "OPENCODE_SERVER_USERNAME"
+HEARTBEAT_INTERVAL = 10.0  # seconds between `server.heartbeat` events (observed)
+
+# Events that say nothing about a session's work: dropped without a log line.
+NOISE = frozenset(
+    {
+        "server.connected",
+        "server.heartbeat",
+        "server.instance.disposed",
+        "plugin.added",
+        "catalog.updated",
+        "reference.updated",
+        "integration.updated",
+        "project.updated",
+        "tui.toast.show",
+        "installation.updated",
+        "installation.update-available",
+        "lsp.updated",
+        "lsp.client.diagnostics",
+        "file.edited",
+        "file.watcher.updated",
+        "vcs.branch.updated",
+        "command.executed",
+        "message.removed",
+        "message.part.removed",
+        "session.compacted",
+        # Sent with every step and once more after the end of turn: redundant with the step
+        # events, and the trailing one would look like work after the session went idle.
+        "session.diff",
+        "pty.created",
+        "pty.updated",
+        "pty.exited",
+        "pty.deleted",
+    }
+)
+_TODO_STATUSES: frozenset[str] = frozenset({"pending", "in_progress", "completed", "cancelled"})
+_ENDED = "\0ended"  # V1Memory.tools value of a finished call (no output can equal it)
+_TOAST_VARIANTS = frozenset({"info", "success", "warning", "error"})
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+class Bounded(Generic[K, V]):
+    """A dict that forgets its least recently written keys beyond `size` (keeps memory flat
+    however long the server runs)."""
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._data: OrderedDict[K, V] = OrderedDict()
+
+    def __setitem__(self, key: K, value: V) -> None:
+        self._data[key] = value
+        self._data.move_to_end(key)
+        while len(self._data) > self._size:
+            self._data.popitem(last=False)
+
+    def get(self, key: K) -> V | None:
+        return self._data.get(key)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._data
+
+    def ordered_keys(self) -> list[K]:
+        """Keys, most recently written last."""
+        return list(self._data)
+
+
+@dataclass
+class V1Memory:
+    """What normalization remembers between events. Every map is bounded."""
+
+    roles: Bounded[str, str] = field(default_factory=lambda: Bounded(1024))  # messageID → role
+    tools: Bounded[str, str] = field(default_factory=lambda: Bounded(512))  # callID → last output
+    # partID / callID → (session, kind, still open)
+    spans: Bounded[str, tuple[str, SpanKind, bool]] = field(default_factory=lambda: Bounded(1024))
+    users: Bounded[tuple[str, bool], None] = field(default_factory=lambda: Bounded(512))
+    unknown_types: set[str] = field(default_factory=set)  # for one log line per type
+
+
+def _dict(value: Any) -> Mapping[str, Any]:
+    return cast(Mapping[str, Any], value) if isinstance(value, Mapping) else {}
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def session_info(raw: Any) -> SessionInfo | None:
+    """A `Session` object of the v1 API as SessionInfo (None when it has no id)."""
+    info = _dict(raw)
+    sid = _str(info.get("id"))
+    if sid is None:
+        return None
+    return SessionInfo(
+        id=sid,
+        directory=_str(info.get("directory")),
+        parent_id=_str(info.get("parentID")),
+        title=_str(info.get("title")) or "",
+    )
+
+
+def session_todos(raw: Any) -> tuple[SessionTodo, ...]:
+    """A v1 todo list (`todo.updated` or `GET /session/{id}/todo`); bad entries are skipped."""
+    todos = []
+    for item in raw if isinstance(raw, list) else []:
+        entry = _dict(item)
+        content, status = entry.get("content"), entry.get("status")
+        if isinstance(content, str) and status in _TODO_STATUSES:
+            priority = _str(entry.get("priority"))
+            todos.append(SessionTodo(content, cast(TodoStatus, status), priority))
+    return tuple(todos)
+
+
+def _tool_title(tool: str, state: Mapping[str, Any]) -> str:
+    given = _dict(state.get("input"))
+    key = {"bash": "command", "task": "description"}.get(tool)
+    title = _str(given.get(key)) if key else None
+    return title or _str(state.get("title")) or tool
+
+
+def _part_events(sid: str, part: Mapping[str, Any], memory: V1Memory) -> list[SessionEvent]:
+    kind = part.get("type")
+    part_id = _str(part.get("id")) or ""
+    message_id = _str(part.get("messageID")) or ""
+    if kind == "step-start":
+        return [StepStarted(sid, message_id)]  # one step per assistant message (retries reuse it)
+    if kind == "step-finish":
+        return [StepEnded(sid, message_id, _str(part.get("reason")))]
+    if kind == "tool":
+        return _tool_events(sid, part, memory)
+    if kind not in ("text", "reasoning"):
+        return [Activity(sid)]
+    times = part.get("time")
+    role = memory.roles.get(message_id)
+    # Assistant text always carries time.start; user text never does. That tells the role
+    # when the stream was joined after the message's `message.updated`.
+    if kind == "text" and (role == "user" or (role is None and not isinstance(times, Mapping))):
+        if part.get("ignored") is True:
+            return []  # stored but never shown to the model: not input
+        synthetic = part.get("synthetic") is True
+        if (message_id, synthetic) in memory.users:
+            return []
+        memory.users[(message_id, synthetic)] = None
+        return [UserMessage(sid, synthetic, message_id)]
+    span_kind: SpanKind = "text" if kind == "text" else "reasoning"
+    if isinstance(times, Mapping) and times.get("end") is not None:
+        return _end_span(memory, sid, span_kind, part_id) or [Activity(sid)]
+    return _start_span(memory, sid, span_kind, part_id) or [Activity(sid)]
+
+
+def _start_span(memory: V1Memory, sid: str, kind: SpanKind, span_id: str) -> list[SessionEvent]:
+    if span_id in memory.spans:
+        return []
+    memory.spans[span_id] = (sid, kind, True)
+    return [SpanStarted(sid, kind, span_id)]
+
+
+def _end_span(memory: V1Memory, sid: str, kind: SpanKind, span_id: str) -> list[SessionEvent]:
+    known = memory.spans.get(span_id)
+    if known is not None and not known[2]:
+        return []
+    memory.spans[span_id] = (sid, kind, False)
+    return [SpanEnded(sid, kind, span_id)]
+
+
+def _end_session_spans(memory: V1Memory, sid: str) -> list[SessionEvent]:
+    """Close what a turn end or a provider retry leaves open: after a retry OpenCode keeps the
+    partial text part without ever ending it, and an abort can cut a part short."""
+    events: list[SessionEvent] = []
+    for span_id in memory.spans.ordered_keys():
+        known = memory.spans.get(span_id)
+        if known is not None and known[0] == sid and known[2]:
+            events += _end_span(memory, sid, known[1], span_id)
+    return events
+
+
+def _tool_events(sid: str, part: Mapping[str, Any], memory: V1Memory) -> list[SessionEvent]:
+    call_id = _str(part.get("callID")) or _str(part.get("id")) or ""
+    tool = _str(part.get("tool")) or "tool"
+    state = _dict(part.get("state"))
+    status = state.get("status")
+    if status == "pending":
+        return _start_span(memory, sid, "tool-input", call_id)
+    known = memory.spans.get(call_id)
+    events = _end_span(memory, sid, "tool-input", call_id) if known and known[2] else []
+    output = _dict(state.get("metadata")).get("output")
+    output_key = output if isinstance(output, str) else ""
+    if status == "running":
+        seen = memory.tools.get(call_id)
+        if call_id not in memory.tools:
+            child = _str(_dict(state.get("metadata")).get("sessionId"))
+            events.append(ToolStarted(sid, call_id, tool, _tool_title(tool, state), child))
+        elif seen != output_key:
+            events.append(ToolProgress(sid, call_id))
+        memory.tools[call_id] = output_key
+    elif status in ("completed", "error") and memory.tools.get(call_id) != _ENDED:
+        memory.tools[call_id] = _ENDED
+        events.append(ToolEnded(sid, call_id, ok=status == "completed"))
+    return events
+
+
+def _permission_what(props: Mapping[str, Any]) -> str:
+    name = _str(props.get("permission")) or _str(props.get("action")) or "permission"
+    targets = props.get("patterns") or props.get("resources") or []
+    shown = " ".join(t for t in targets if isinstance(t, str)) if isinstance(targets, list) else ""
+    return f"{name} {shown}".strip()
+
+
+def _question_what(props: Mapping[str, Any]) -> str:
+    questions = props.get("questions")
+    first = _dict(questions[0]) if isinstance(questions, list) and questions else {}
+    text = _str(first.get("question")) or _str(first.get("header")) or ""
+    return f"question {text}".strip()
+
+
+def normalize(raw: Mapping[str, Any], memory: V1Memory | None = None) -> list[SessionEvent]:
+    """Translate one v1 wire event into supervisor events (often none, sometimes several).
+
+    `memory` carries context between events of one stream; without it a fresh one is used,
+    which is right for a single event in isolation. Pure: no I/O, no clock.
+    """
+    memory = memory if memory is not None else V1Memory()
+    event = _dict(raw.get("payload")) if "payload" in raw else raw
+    etype = event.get("type")
+    props = _dict(event.get("properties"))
+    if not isinstance(etype, str) or etype in NOISE:
+        return []
+    sid = _str(props.get("sessionID"))
+    if sid is None:
+        if etype not in memory.unknown_types:
+            memory.unknown_types.add(etype)
+        return []
+    if etype in ("session.created", "session.updated"):
+        info = session_info(props.get("info")) or SessionInfo(sid, None)
+        return [SessionUpdated(info)]
+    if etype == "session.deleted":
+        return [SessionDeleted(sid)]
+    if etype == "session.status":
+        status = _dict(props.get("status"))
+        kind = status.get("type")
+        if kind == "busy":
+            return [TurnStarted(sid)]
+        if kind == "idle":
+            return [*_end_session_spans(memory, sid), TurnEnded(sid, "idle")]
+        if kind == "retry":
+            attempt = status.get("attempt")
+            next_ms = status.get("next")
+            return [
+                *_end_session_spans(memory, sid),
+                Retrying(
+                    sid,
+                    attempt if isinstance(attempt, int) else 0,
+                    next_ms / 1000 if isinstance(next_ms, (int, float)) else None,
+                    _str(status.get("message")) or "",
+                ),
+            ]
+        return []
+    if etype == "session.idle":
+        return [*_end_session_spans(memory, sid), TurnEnded(sid, "idle")]
+    if etype == "session.error":
+        error = _dict(props.get("error"))
+        name = _str(error.get("name")) or "error"
+        closed = _end_session_spans(memory, sid)
+        if name == "MessageAbortedError":
+            return [*closed, TurnEnded(sid, "interrupted", name, by_user=True)]
+        message = _str(_dict(error.get("data")).get("message"))
+        return [*closed, TurnEnded(sid, "failed", f"{name}: {message}" if message else name)]
+    if etype == "message.updated":
+        msg_info = _dict(props.get("info"))
+        message_id, role = _str(msg_info.get("id")), _str(msg_info.get("role"))
+        if message_id and role:
+            memory.roles[message_id] = role
+        return []
+    if etype == "message.part.updated":
+        return _part_events(sid, _dict(props.get("part")), memory)
+    if etype == "message.part.delta":
+        return [Activity(sid)]
+    if etype == "todo.updated":
+        return [TodosUpdated(sid, session_todos(props.get("todos")))]
+    if etype in ("permission.asked", "permission.v2.asked"):
+        return [PermissionAsked(sid, _str(props.get("id")) or "", _permission_what(props))]
+    if etype in ("question.asked", "question.v2.asked"):
+        return [PermissionAsked(sid, _str(props.get("id")) or "", _question_what(props))]
+    if etype in ("permission.replied", "permission.v2.replied"):
+        reply = props.get("reply")
+        return [PermissionReplied(sid, _str(props.get("requestID")) or "", str(reply or ""))]
+    if etype in ("question.replied", "question.v2.replied"):
+        return [PermissionReplied(sid, _str(props.get("requestID")) or "", "answered")]
+    if etype in ("question.rejected", "question.v2.rejected"):
+        return [PermissionReplied(sid, _str(props.get("requestID")) or "", "rejected")]
+    memory.unknown_types.add(etype)
+    return []
+
+
+def normalize_all(
+    events: Iterable[Mapping[str, Any]], memory: V1Memory | None = None
+) -> list[SessionEvent]:
+    """`normalize` over a sequence with one shared memory (e.g. a recorded stream)."""
+    memory = memory if memory is not None else V1Memory()
+    return [out for raw in events for out in normalize(raw, memory)]
+
+
+class OpencodeV1Host:
+    """`Host` for an OpenCode 1.x server. `directories` are the workspace folders: the busy
+    snapshot of v1 is per directory, so resync asks each of them."""
+
+    def __init__(
+        self,
+        http: HostHttp,
+        *,
+        version: str | None,
+        directories: Sequence[str] = (),
+        heartbeat_interval: float = HEARTBEAT_INTERVAL,
+        backoff: Backoff | None = None,
+        now: Callable[[], float] = time.time,
+        recent_seconds: float = 3600.0,
+    ) -> None:
+        self._http = http
+        self._version = version
+        self._directories = tuple(directories)
+        self._idle_timeout = 2 * heartbeat_interval + 5  # two missed heartbeats, some slack
+        self._backoff = backoff or Backoff()
+        self._now = now
+        self._recent = recent_seconds
+        self._memory = V1Memory()
+        self._session_dirs: Bounded[str, str] = Bounded(1024)
+        self._seen: Bounded[str, None] = Bounded(32)  # sessions with recent events
+
+    @property
+    def info(self) -> HostInfo:
+        return HostInfo(KIND, self._http.base_url, self._version)
+
+    @property
+    def capabilities(self) -> frozenset[Capability]:
+        return frozenset(Capability)
+
+    def set_directories(self, directories: Sequence[str]) -> None:
+        """The workspace folders changed; the next resync and busy snapshot use these."""
+        self._directories = tuple(directories)
+
+    # --- events ---------------------------------------------------------------------------
+
+    def watch(self) -> AsyncIterator[HostEvent]:
+        """See `Host.watch`. The stream is `/global/event` (every directory)."""
+        return reconnect_forever(self._connect, self._dropped, self._backoff)
+
+    def _dropped(self, error: HostError | None) -> HostEvent:
+        text = str(error) if error else "event stream closed by the server"
+        log.warning("OpenCode event stream lost: %s; reconnecting", text)
+        return Disconnected(text)
+
+    async def _connect(self, mark_healthy: Callable[[], None]) -> AsyncIterator[HostEvent]:
+        async with self._http.open_stream(
+            "/global/event", idle_timeout=self._idle_timeout
+        ) as frames:
+            await self._refresh_version()
+            yield Connected(KIND, self._http.base_url, self._version)
+            yield await self.resync()
+            mark_healthy()
+            async for frame in frames:
+                try:
+                    raw = json.loads(frame.data)
+                except ValueError:
+                    log.debug("ignoring a non-JSON event frame (%d bytes)", len(frame.data))
+                    continue
+                if isinstance(raw, dict):
+                    for event in self._normalize(raw):
+                        yield event
+
+    def _normalize(self, raw: Mapping[str, Any]) -> list[SessionEvent]:
+        known = len(self._memory.unknown_types)
+        events = normalize(raw, self._memory)
+        if len(self._memory.unknown_types) != known:
+            payload = _dict(raw.get("payload")) if "payload" in raw else raw
+            log.debug("ignoring OpenCode event type %r (logged once)", payload.get("type"))
+        for event in events:
+            self._seen[event.session_id] = None
+            if isinstance(event, SessionUpdated) and event.info.directory:
+                self._session_dirs[event.session_id] = event.info.directory
+        return events
+
+    async def _refresh_version(self) -> None:
+        health = _dict(await self._http.get_json("/global/health"))
+        self._version = _str(health.get("version")) or self._version
+
+    async def resync(self) -> Resynced:
+        """The authoritative snapshot: busy sessions, session infos, todo lists of busy or
+        recently active root sessions."""
+        busy = await self.busy_sessions()
+        sessions: dict[str, SessionInfo] = {}
+        for params in self._directory_params():
+            listed = await self._http.get_json("/session", {**params, "limit": "50"})
+            for raw in listed if isinstance(listed, list) else []:
+                info = session_info(raw)
+                if info is not None:
+                    sessions.setdefault(info.id, info)
+                    if _recent(raw, self._now(), self._recent):
+                        self._seen[info.id] = None
+        for sid in busy:
+            if sid not in sessions and (info := await self.session(sid)) is not None:
+                sessions[sid] = info
+        for info in sessions.values():
+            if info.directory:
+                self._session_dirs[info.id] = info.directory
+        wanted = [sid for sid in busy] + [sid for sid in reversed(self._seen.ordered_keys())]
+        todos: dict[str, tuple[SessionTodo, ...]] = {}
+        for sid in dict.fromkeys(wanted):
+            info = sessions.get(sid)
+            if info is not None and info.parent_id is not None:
+                continue  # children are never nudged; their lists do not matter
+            try:
+                todos[sid] = await self.todos(sid)
+            except HostError as exc:
+                if exc.kind != "not-found":
+                    raise
+        return Resynced(busy, tuple(sessions.values()), todos)
+
+    def _directory_params(self) -> list[dict[str, str]]:
+        return [{"directory": d} for d in self._directories] or [{}]
+
+    # --- reads ----------------------------------------------------------------------------
+
+    async def session(self, session_id: str) -> SessionInfo | None:
+        """`GET /session/{id}`; None on 404."""
+        try:
+            raw = await self._http.get_json(f"/session/{session_id}")
+        except HostError as exc:
+            if exc.kind == "not-found":
+                return None
+            raise
+        info = session_info(raw)
+        if info is not None and info.directory:
+            self._session_dirs[info.id] = info.directory
+        return info
+
+    async def busy_sessions(self) -> Mapping[str, BusyKind]:
+        """`GET /session/status` for each workspace folder (it is per directory on v1)."""
+        busy: dict[str, BusyKind] = {}
+        for params in self._directory_params():
+            raw = _dict(await self._http.get_json("/session/status", params))
+            for sid, status in raw.items():
+                kind = _dict(status).get("type")
+                if kind in ("busy", "retry"):
+                    busy[sid] = cast(BusyKind, kind)
+        return busy
+
+    async def todos(self, session_id: str) -> tuple[SessionTodo, ...]:
+        """`GET /session/{id}/todo`; raises HostError("not-found") for an unknown session."""
+        return session_todos(await self._http.get_json(f"/session/{session_id}/todo"))
+
+    # --- actions --------------------------------------------------------------------------
+
+    async def nudge(self, session_id: str, text: str, description: str) -> None:
+        """Send `text` as a synthetic user text part (`prompt_async`, 204). v1 has no field
+        for `description`; the text is self-contained. 404 → HostError("not-found")."""
+        directory = self._session_dirs.get(session_id)
+        if directory is None:
+            info = await self.session(session_id)
+            if info is None:
+                raise HostError("not-found", f"session {session_id} not found")
+            directory = info.directory
+        params = {"directory": directory} if directory else None
+        body = {"parts": [{"type": "text", "text": text, "synthetic": True}]}
+        await self._http.send(
+            "POST", f"/session/{session_id}/prompt_async", params=params, json=body
+        )
+
+    async def toast(self, title: str, message: str, variant: str) -> bool:
+        """`POST /tui/show-toast` (answers true even with no TUI attached). Best effort."""
+        body = {
+            "title": title,
+            "message": message,
+            "variant": variant if variant in _TOAST_VARIANTS else "info",
+        }
+        try:
+            await self._http.send("POST", "/tui/show-toast", json=body)
+        except HostError as exc:
+            log.debug("toast not shown: %s", exc)
+            return False
+        return True
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+
+def _recent(raw: Any, now: float, window: float) -> bool:
+    updated = _dict(_dict(raw).get("time")).get("updated")
+    is_root = _dict(raw).get("parentID") is None
+    return is_root and isinstance(updated, (int, float)) and now - updated / 1000 <= window
