@@ -78,6 +78,8 @@ class FakeV2Server:
 
     sessions: dict[str, Json] = field(default_factory=dict)
     active: dict[str, Json] = field(default_factory=dict)
+    shells: dict[str, Json] = field(default_factory=dict)  # Shell.Info by id
+    inbox: dict[str, list[Json]] = field(default_factory=dict)  # undelivered items by session
     synthetic_requests: list[tuple[str, Json]] = field(default_factory=list)
     requests: list[tuple[str, str]] = field(default_factory=list)  # (method, path) log
     on_synthetic: Reaction | None = None  # scripted reaction, run after the POST is answered
@@ -230,6 +232,53 @@ class FakeV2Server:
 
         await asyncio.wait_for(until(), timeout)
 
+    def start_shell(
+        self, session_id: str, capture_file: Path, command: str = "sleep 60", *, cwd: str = "/"
+    ) -> str:
+        """A background shell of a session: `shell.created` with its capture file."""
+        shell_id = f"sh_{next(self._ids):04d}"
+        capture_file.touch()
+        self.shells[shell_id] = {
+            "id": shell_id,
+            "status": "running",
+            "command": command,
+            "cwd": cwd,
+            "shell": "/bin/sh",
+            "file": str(capture_file),
+            "metadata": {"sessionID": session_id},
+            "time": {"started": _now_ms()},
+        }
+        self.emit("shell.created", {"info": self.shells[shell_id]}, durable=False)
+        return shell_id
+
+    def end_shell(self, shell_id: str, *, emit: bool = True) -> None:
+        """The shell exits (`shell.exited`, or silently: an event lost on the way)."""
+        self.shells[shell_id] = {**self.shells[shell_id], "status": "exited", "exit": 0}
+        if emit:
+            self.emit(
+                "shell.exited", {"id": shell_id, "exit": 0, "status": "exited"}, durable=False
+            )
+
+    def user_prompt(self, session_id: str, text: str, *, deliver: bool = True) -> str:
+        """A person's prompt: admitted to the inbox (`type: user`), delivered unless told not."""
+        inbox_id = f"msg_usr{next(self._ids):04d}"
+        item: Json = {"type": "user", "payload": {"text": text}, "delivery": "steer"}
+        self.inbox.setdefault(session_id, []).append(
+            {"id": inbox_id, "sessionID": session_id, "timeCreated": _now_ms(), **item}
+        )
+        base = {"sessionID": session_id, "inboxID": inbox_id}
+        self.emit("session.inbox.enqueued", {**base, "item": item})
+        if deliver:
+            self.deliver(session_id, inbox_id)
+        return inbox_id
+
+    def deliver(self, session_id: str, inbox_id: str, *, emit: bool = True) -> None:
+        """An inbox item leaves the inbox (with `session.inbox.delivered`, or silently)."""
+        items = self.inbox.get(session_id, [])
+        self.inbox[session_id] = [i for i in items if i["id"] != inbox_id]
+        if emit:
+            self.emit("session.inbox.delivered", {"sessionID": session_id, "inboxID": inbox_id})
+
     async def run_turn(
         self,
         session_id: str,
@@ -327,6 +376,18 @@ class FakeV2Server:
             await _respond(writer, 200, {"data": self._list(query), "cursor": {}})
         elif method == "GET" and path == "/api/session/active":
             await _respond(writer, 200, {"data": dict(self.active)})
+        elif method == "GET" and segments[:2] == ["api", "shell"] and len(segments) == 3:
+            shell = self.shells.get(segments[2])
+            if shell is None:
+                await _respond(writer, 404, {"_tag": "ShellNotFoundError", "id": segments[2]})
+            else:
+                location = {"directory": query.get("location[directory]", [shell["cwd"]])[0]}
+                await _respond(writer, 200, {"location": location, "data": shell})
+        elif method == "GET" and segments[:2] == ["api", "session"] and segments[3:] == ["inbox"]:
+            if segments[2] not in self.sessions:
+                await _respond(writer, 404, _not_found(segments[2]))
+            else:
+                await _respond(writer, 200, {"data": self.inbox.get(segments[2], [])})
         elif method == "GET" and segments[:2] == ["api", "session"] and len(segments) == 3:
             info = self.sessions.get(segments[2])
             if info is None:
