@@ -1,0 +1,255 @@
+"""When to nudge (DESIGN.md "When to nudge", rules 1-7). Pure: time comes in as `now`.
+
+`evaluate` looks at one root session (its `TreeView`), the open items of its sources, its pause
+and its nudge history, and says what to send now (or why not), which state word the status shows,
+and when to look again, so the runtime arms exactly one timer per session.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Literal, Protocol
+
+from todo_ls.checklist.model import FileItem
+from todo_ls.config import SupervisorSettings
+from todo_ls.supervisor.activity import TreeView
+from todo_ls.supervisor.events import SessionTodo
+
+SessionState = Literal["working", "idle", "waiting", "stalled", "paused", "done"]
+NudgeKind = Literal["idle", "stall"]
+
+# The most urgent first: the aggregate state of a workspace is the first one any session has.
+STATE_URGENCY: tuple[SessionState, ...] = (
+    "waiting",
+    "stalled",
+    "working",
+    "paused",
+    "idle",
+    "done",
+)
+
+_TODO_STATES = {"pending": "open", "in_progress": "inProgress"}
+
+
+@dataclass(frozen=True)
+class OpenItem:
+    """One open item of any source: a session todo or a task item of a subscribed file."""
+
+    text: str
+    state: str  # "open" | "inProgress" | "blocked"
+    ref: str | None = None  # `path:line` for file items
+    priority: str | None = None
+
+    @property
+    def blocked(self) -> bool:
+        return self.state == "blocked"
+
+    @property
+    def key(self) -> str:
+        # Without the line number: inserting a line above an item is not progress.
+        path = self.ref.rsplit(":", 1)[0] if self.ref else ""
+        return f"{path}\x1f{self.state}\x1f{self.text}"
+
+
+@dataclass(frozen=True)
+class OpenSet:
+    """The open items of a session's sources and how many items there are in all."""
+
+    items: tuple[OpenItem, ...]
+    total: int
+
+    @property
+    def actionable(self) -> tuple[OpenItem, ...]:
+        """Open items that may be the subject of a nudge (blocked ones wait for a human)."""
+        return tuple(i for i in self.items if not i.blocked)
+
+    @property
+    def has_file_items(self) -> bool:
+        return any(i.ref for i in self.items)
+
+    @property
+    def hash(self) -> str:
+        """Identifies the open set (order-insensitive); "" when nothing is open."""
+        if not self.items:
+            return ""
+        keys = "\n".join(sorted(i.key for i in self.items))
+        return hashlib.sha256(keys.encode()).hexdigest()[:16]
+
+
+def open_set(todos: Iterable[SessionTodo], file_items: Iterable[FileItem]) -> OpenSet:
+    """Open items from the session's todo list plus the subscribed files of its folder."""
+    items: list[OpenItem] = []
+    total = 0
+    for todo in todos:
+        total += 1
+        state = _TODO_STATES.get(todo.status)
+        if state:
+            items.append(OpenItem(todo.content.strip(), state, None, todo.priority))
+    for item in file_items:
+        total += 1
+        if item.state in ("open", "inProgress", "blocked"):
+            items.append(OpenItem(item.text, item.state, item.ref))
+    return OpenSet(tuple(items), total)
+
+
+@dataclass(frozen=True)
+class NudgeHistory:
+    """What the shared store knows about earlier nudges of the session (all processes)."""
+
+    last_at: float | None = None  # the latest sent nudge
+    last_hash: str | None = None
+    last_number: int = 0
+    episode_count: int = 0  # sent since the last real user prompt
+    same_hash_streak: int = 0  # latest nudges of this episode, in a row, for the current set
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The outcome of one evaluation."""
+
+    state: SessionState
+    send: NudgeKind | None  # a nudge to send now
+    reason: str  # why it sends, or why not
+    wake_at: float | None  # evaluate again then (None: only on the next event)
+    paused_reason: str | None
+    open_hash: str
+    quiet_for: float  # seconds since the last activity
+
+
+def evaluate(
+    view: TreeView,
+    items: OpenSet,
+    settings: SupervisorSettings,
+    now: float,
+    pause_reason: str | None,
+    history: NudgeHistory,
+    hold_until: float | None = None,
+) -> Decision:
+    """Apply rules 1-5 of DESIGN.md to a root session. `pause_reason` is the stored pause
+    (interrupt / user); `hold_until` delays a retry after a failed delivery."""
+    stall_s = settings.stall_minutes * 60.0
+    quiet_ref = max(view.last_activity, view.retry_until or 0.0)
+    quiet = max(0.0, now - view.last_activity)
+    actionable = items.actionable
+    if pause_reason is None and actionable:
+        if history.same_hash_streak >= settings.max_no_progress_nudges:
+            pause_reason = "no-progress"
+        elif history.episode_count >= settings.max_nudges_per_episode:
+            pause_reason = "episode-cap"
+
+    def decide(
+        state: SessionState,
+        reason: str,
+        wake_at: float | None = None,
+        send: NudgeKind | None = None,
+    ) -> Decision:
+        return Decision(state, send, reason, wake_at, pause_reason, items.hash, quiet)
+
+    if view.waiting:
+        return decide("waiting", f"waiting for the user: {', '.join(view.waiting)}")
+    if view.in_flight:
+        stall_at = quiet_ref + stall_s
+        stalled = now >= stall_at
+        state: SessionState = "stalled" if stalled else "working"
+        if pause_reason:
+            return decide("paused", f"paused ({pause_reason})")
+        if not items.items:
+            return decide(state, "nothing open")
+        if not actionable:
+            return decide(state, "only blocked items are open")
+        if not stalled:
+            return decide(state, "working", stall_at)
+        return _gate(decide, "stall", state, view, items, settings, now, history, hold_until)
+    if not items.items:
+        return decide("done", "nothing open")
+    if pause_reason:
+        return decide("paused", f"paused ({pause_reason})")
+    if not actionable:
+        return decide("waiting", "only blocked items are open: they wait for the user")
+    if not view.engaged:
+        return decide("idle", "no activity seen since todo-ls started watching")
+    settle_s = settings.settle_ms / 1000.0 if view.session.ended_confirmed else stall_s
+    due = (view.session.idle_since or now) + settle_s
+    if now < due:
+        return decide("idle", "settling after the end of the turn", due)
+    return _gate(decide, "idle", "idle", view, items, settings, now, history, hold_until)
+
+
+class _Decide(Protocol):
+    def __call__(
+        self,
+        state: SessionState,
+        reason: str,
+        wake_at: float | None = None,
+        send: NudgeKind | None = None,
+    ) -> Decision: ...
+
+
+def _gate(
+    decide: _Decide,
+    kind: NudgeKind,
+    state: SessionState,
+    view: TreeView,
+    items: OpenSet,
+    settings: SupervisorSettings,
+    now: float,
+    history: NudgeHistory,
+    hold_until: float | None,
+) -> Decision:
+    """Rule 4: the rate limit and the open-set dedupe, then a failed delivery's back-off."""
+    if history.last_at is not None:
+        allowed_at = history.last_at + settings.min_nudge_interval_ms / 1000.0
+        if now < allowed_at:
+            return decide(state, "rate limited", allowed_at)
+        if history.last_hash == items.hash and view.last_work <= history.last_at:
+            return decide(
+                state, f"open items unchanged and no activity since nudge #{history.last_number}"
+            )
+    if hold_until is not None and now < hold_until:
+        return decide(state, "retrying after a failed delivery", hold_until)
+    why = (
+        f"quiet for {now - view.last_activity:.0f}s with work in flight"
+        if kind == "stall"
+        else "idle with open items"
+    )
+    return decide(state, why, None, kind)
+
+
+def describe(view: TreeView, decision: Decision, now: float) -> str:
+    """The status detail, e.g. `1 tool · quiet 4s` or `nudge in 3s`."""
+    parts: list[str] = []
+    if decision.state == "waiting":
+        return "; ".join(view.waiting) or decision.reason
+    if decision.state == "done":
+        return "all done"
+    counts = view.counts
+    for key, word in (("tools", "tool"), ("shells", "shell"), ("children", "subagent")):
+        if counts.get(key):
+            parts.append(f"{counts[key]} {word}{'s' if counts[key] != 1 else ''}")
+    if view.session.busy == "retry":
+        parts.append(f"retry #{view.session.retry_attempt}")
+    if decision.paused_reason:
+        parts.append(f"paused: {decision.paused_reason}")
+    parts.append(f"quiet {format_duration(decision.quiet_for)}")
+    if decision.send is None and decision.wake_at is not None and decision.state == "idle":
+        parts.append(f"nudge in {format_duration(decision.wake_at - now)}")
+    return " · ".join(parts)
+
+
+def format_duration(seconds: float) -> str:
+    """`4s`, `3m`, `2h5m`: short enough for a status bar."""
+    seconds = max(0, int(seconds))
+    if seconds < 60:
+        return f"{seconds}s"
+    if seconds < 3600:
+        return f"{seconds // 60}m"
+    hours, rest = divmod(seconds, 3600)
+    return f"{hours}h{rest // 60}m" if rest >= 60 else f"{hours}h"
+
+
+def aggregate_state(states: Iterable[SessionState]) -> SessionState | None:
+    """The most urgent state of several sessions (None for none)."""
+    present = set(states)
+    return next((s for s in STATE_URGENCY if s in present), None)

@@ -1,0 +1,619 @@
+"""The supervisor runtime: host events in, nudges out (asyncio edge of the pure core).
+
+It consumes `host.watch()`, feeds the `Tracker`, evaluates the policy for the touched root
+sessions, arms one timer per session at the decision's `wake_at`, and sends a nudge only after
+claiming it in the shared store (so several todo-ls processes send exactly one) and re-checking,
+right before sending, that the session is still idle. Nothing that goes wrong in an event or a
+host call escapes: it is logged and shows in the status.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import socket
+import uuid
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from todo_ls.checklist.model import FileItem
+from todo_ls.config import SupervisorSettings
+from todo_ls.hosts.base import Capability, Host, HostError
+from todo_ls.store import Store
+from todo_ls.supervisor import events as ev
+from todo_ls.supervisor.activity import Applied, Effect, Interrupted, SessionGone, Tracker, TreeView
+from todo_ls.supervisor.clock import Clock, Timer
+from todo_ls.supervisor.policy import (
+    Decision,
+    NudgeHistory,
+    OpenSet,
+    SessionState,
+    aggregate_state,
+    describe,
+    evaluate,
+    open_set,
+)
+from todo_ls.supervisor.text import headline, nudge_text
+
+log = logging.getLogger(__name__)
+
+CLAIM_EXPIRY_S = 60.0  # a claim whose holder died stops blocking others after this
+LOST_CLAIM_RETRY_S = 10.0  # another process holds the claim: look again after this
+RECONNECT_MAX_S = 30.0
+# Pauses a real user prompt lifts; a pause made by the pause command waits for resume.
+_LIFTED_BY_PROMPT = frozenset({"interrupt", "no-progress", "episode-cap"})
+
+
+class Workspace(Protocol):
+    """What the runtime needs from its side (the language server or the headless command)."""
+
+    def folders(self) -> Sequence[str]:
+        """Absolute paths of the workspace folders."""
+        ...
+
+    def file_items(self, folder: str) -> list[FileItem]:
+        """The task items of the folder's subscribed files (fresh)."""
+        ...
+
+
+@dataclass(frozen=True)
+class NudgeSent:
+    session_id: str
+    kind: str
+    number: int
+    headline: str
+
+
+def process_owner() -> str:
+    """An id for this process in the claim ledger."""
+    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
+
+
+def folder_of(directory: str | None, folders: Sequence[str]) -> str | None:
+    """The deepest workspace folder that is `directory` or contains it."""
+    if not directory:
+        return None
+    path = os.path.normpath(directory)
+    best: str | None = None
+    for folder in folders:
+        root = os.path.normpath(folder)
+        inside = path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+        if inside and (best is None or len(root) > len(best)):
+            best = root
+    return best
+
+
+class Runtime:
+    """One supervisor for one host connection and one workspace."""
+
+    def __init__(
+        self,
+        connect: Callable[[], Awaitable[Host]],
+        store: Store,
+        settings: SupervisorSettings,
+        clock: Clock,
+        workspace: Workspace,
+        *,
+        owner: str | None = None,
+        on_change: Callable[[], None] | None = None,
+        on_user_message: Callable[[str], None] | None = None,
+        on_nudge: Callable[[NudgeSent], None] | None = None,
+    ) -> None:
+        self._connect = connect
+        self._store = store
+        self.settings = settings
+        self._clock = clock
+        self._workspace = workspace
+        self.owner = owner or process_owner()
+        self._on_change = on_change
+        self._on_user_message = on_user_message
+        self._on_nudge = on_nudge
+        self.tracker = Tracker()
+        self.host: Host | None = None
+        self.connected = False
+        self.error: str | None = None
+        self._timers: dict[str, Timer] = {}
+        self._decisions: dict[str, Decision] = {}
+        self._signatures: dict[str, tuple[Any, ...]] = {}
+        self._hold: dict[str, float] = {}
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._sending: set[str] = set()
+        self._asked_info: set[str] = set()
+        self._main: asyncio.Task[None] | None = None
+
+    # --- lifecycle --------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start watching in the background (on the running loop)."""
+        if self._main is None:
+            self._main = asyncio.get_running_loop().create_task(self.run())
+
+    async def stop(self) -> None:
+        """Cancel everything and close the host client."""
+        for timer in self._timers.values():
+            timer.cancel()
+        self._timers.clear()
+        tasks = [t for t in (self._main, *self._tasks) if t is not None]
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        self._main = None
+        if self.host is not None:
+            with contextlib.suppress(Exception):
+                await self.host.aclose()
+            self.host = None
+
+    async def run(self) -> None:
+        """Connect (retrying with back-off) and consume the host's events until cancelled."""
+        attempt = 0
+        while True:
+            try:
+                if self.host is None:
+                    self.host = await self._connect()
+                    self._set_error(None)
+                attempt = 0
+                async for event in self.host.watch():
+                    self.handle(event)
+                    attempt = 0
+                raise HostError("protocol", "the event stream ended")
+            except asyncio.CancelledError:
+                raise
+            except Exception as err:
+                self.connected = False
+                self._set_error(_one_line(err))
+                log.warning("supervisor: %s; retrying", self.error)
+            attempt += 1
+            await self._clock.sleep(min(RECONNECT_MAX_S, 2.0 ** min(attempt, 5)))
+
+    async def settled(self) -> None:
+        """Wait until no background work (sends, lookups) is left: for tests and shutdown."""
+        for _ in range(1000):
+            await asyncio.sleep(0)
+            pending = [t for t in self._tasks if not t.done()]
+            if not pending:
+                return
+            await asyncio.wait(pending)
+
+    # --- events -----------------------------------------------------------------------------
+
+    def handle(self, event: ev.HostEvent) -> None:
+        """Feed one host event; never raises."""
+        try:
+            self._handle(event)
+        except Exception:
+            log.exception("supervisor: could not handle %s", type(event).__name__)
+
+    def _handle(self, event: ev.HostEvent) -> None:
+        now = self._clock.now()
+        if isinstance(event, ev.Connected):
+            self.connected = True
+            self._set_error(None)
+            self._changed()
+            return
+        if isinstance(event, ev.Disconnected):
+            self.connected = False
+            self._set_error(event.error)
+            return
+        applied: Applied = self.tracker.apply(event, now)
+        for effect in applied.effects:
+            self._persist(effect, now)
+        if isinstance(event, ev.SessionUpdated | ev.Resynced):
+            self._changed()
+        if not applied.structural:
+            return  # only the quiet clock moved: the armed timer re-evaluates in time
+        for sid in applied.touched:
+            self._ask_info(sid)
+            self.evaluate(sid)
+
+    def _persist(self, effect: Effect, now: float) -> None:
+        if isinstance(effect, SessionGone):
+            self._drop(effect.session_id)
+            return
+        if not self._in_scope(effect.session_id):
+            return
+        if isinstance(effect, Interrupted):
+            if self.settings.pause_on_interrupt:
+                log.info("supervisor: %s %s: paused", effect.session_id, effect.why)
+                self._store.pause(effect.session_id, "interrupt", now)
+            return
+        pause = self._store.pauses().get(effect.session_id)
+        if pause is not None and pause.reason in _LIFTED_BY_PROMPT:
+            log.info("supervisor: %s: the user wrote; pause lifted", effect.session_id)
+            self._store.resume(effect.session_id)
+        self._store.start_episode(effect.session_id, now)
+
+    def _ask_info(self, session_id: str) -> None:
+        """Learn the directory and parent of a session no event described yet."""
+        session = self.tracker.sessions.get(session_id)
+        host = self.host
+        if (
+            session is None
+            or session.directory is not None
+            or session_id in self._asked_info
+            or host is None
+            or Capability.SESSION_INFO not in host.capabilities
+        ):
+            return
+        self._asked_info.add(session_id)
+
+        async def fetch() -> None:
+            info = await host.session(session_id)
+            if info is None:
+                self.handle(ev.SessionDeleted(session_id))
+            else:
+                self.handle(ev.SessionUpdated(info))
+
+        self._spawn(fetch(), f"look up {session_id}")
+
+    def _drop(self, session_id: str) -> None:
+        timer = self._timers.pop(session_id, None)
+        if timer is not None:
+            timer.cancel()
+        self._decisions.pop(session_id, None)
+        self._hold.pop(session_id, None)
+        if self._signatures.pop(session_id, None) is not None:
+            self._changed()
+
+    # --- evaluation -------------------------------------------------------------------------
+
+    def _in_scope(self, session_id: str) -> bool:
+        session = self.tracker.sessions.get(session_id)
+        if session is None or session.parent_id is not None:
+            return False
+        if self.settings.scope == "all":
+            return True
+        return folder_of(session.directory, self._workspace.folders()) is not None
+
+    def _open_items(self, session_id: str) -> OpenSet:
+        session = self.tracker.sessions[session_id]
+        folder = folder_of(session.directory, self._workspace.folders())
+        files = self._workspace.file_items(folder) if folder else []
+        return open_set(session.todos, files)
+
+    def _history(self, session_id: str, open_hash: str) -> NudgeHistory:
+        last = self._store.last_sent(session_id)
+        return NudgeHistory(
+            last_at=last.at if last else None,
+            last_hash=last.open_hash if last else None,
+            last_number=last.number if last else 0,
+            episode_count=self._store.episode_nudge_count(session_id),
+            same_hash_streak=self._store.consecutive_same_hash(session_id, open_hash),
+        )
+
+    def _touch_shells(self, view: TreeView) -> None:
+        """A background shell that prints is not quiet: its capture file's mtime is activity."""
+        family = [view.session, *self.tracker.descendants(view.session.id)]
+        for session in family:
+            for shell in session.shells.values():
+                if shell.capture_file:
+                    with contextlib.suppress(OSError):
+                        self.tracker.touch(session.id, os.stat(shell.capture_file).st_mtime)
+
+    def _decide(self, session_id: str) -> tuple[Decision, TreeView, OpenSet]:
+        now = self._clock.now()
+        self._touch_shells(self.tracker.view(session_id))
+        view = self.tracker.view(session_id)
+        items = self._open_items(session_id)
+        pause = self._store.pauses().get(session_id)
+        decision = evaluate(
+            view,
+            items,
+            self.settings,
+            now,
+            pause.reason if pause else None,
+            self._history(session_id, items.hash),
+            self._hold.get(session_id),
+        )
+        return decision, view, items
+
+    def evaluate(self, session_id: str) -> Decision | None:
+        """Re-evaluate one root session: re-arm its timer and start a nudge if one is due."""
+        try:
+            return self._evaluate(session_id)
+        except Exception:
+            log.exception("supervisor: evaluation of %s failed", session_id)
+            return None
+
+    def _evaluate(self, session_id: str) -> Decision | None:
+        session = self.tracker.sessions.get(session_id)
+        if session is None or not session.engaged or not self._in_scope(session_id):
+            # Sessions idle since before we watched are not ours to nudge (nor to list).
+            self._drop(session_id)
+            return None
+        decision, view, items = self._decide(session_id)
+        self._decisions[session_id] = decision
+        old = self._timers.pop(session_id, None)
+        if old is not None:
+            old.cancel()
+        if decision.wake_at is not None:
+            self._timers[session_id] = self._clock.call_at(
+                decision.wake_at, lambda: self._wake(session_id)
+            )
+        signature = (
+            decision.state,
+            decision.paused_reason,
+            len(items.items),
+            view.session.title,
+            view.engaged,
+        )
+        if self._signatures.get(session_id) != signature:
+            self._signatures[session_id] = signature
+            self._changed()
+        if decision.send and self.connected and session_id not in self._sending:
+            self._sending.add(session_id)
+            self._spawn(self._send(session_id, manual=False), f"nudge {session_id}")
+        return decision
+
+    def _wake(self, session_id: str) -> None:
+        self._timers.pop(session_id, None)
+        self.evaluate(session_id)
+
+    def files_changed(self) -> None:
+        """Subscribed files or their items changed: every session may decide differently."""
+        for session in self.tracker.roots():
+            self.evaluate(session.id)
+
+    # --- sending ----------------------------------------------------------------------------
+
+    async def _send(self, session_id: str, manual: bool) -> str | None:
+        """Claim, re-check and deliver one nudge. Returns None when sent, else why not."""
+        try:
+            return await self._send_claimed(session_id, manual)
+        except Exception as err:
+            log.exception("supervisor: nudge of %s failed", session_id)
+            return f"failed: {_one_line(err)}"
+        finally:
+            self._sending.discard(session_id)
+            if session_id in self.tracker.sessions:
+                self.evaluate(session_id)
+
+    async def _send_claimed(self, session_id: str, manual: bool) -> str | None:
+        host = self.host
+        if host is None or not self.connected:
+            return "host not connected"
+        decision, view, items = self._decide(session_id)
+        kind = "manual" if manual else decision.send
+        if kind is None:
+            return decision.reason
+        now = self._clock.now()
+        min_interval = 0.0 if manual else self.settings.min_nudge_interval_ms / 1000.0
+        claim = self._store.claim_nudge(
+            session_id, items.hash, kind, self.owner, now, min_interval, CLAIM_EXPIRY_S
+        )
+        if claim is None:
+            self._hold[session_id] = now + LOST_CLAIM_RETRY_S
+            log.info("supervisor: %s: another todo-ls process holds the nudge", session_id)
+            return "another todo-ls process is nudging this session"
+        sent = False
+        try:
+            why = await self._still_due(host, session_id, manual)
+            if why is not None:
+                return why
+            decision, view, items = self._decide(session_id)
+            text = nudge_text(
+                kind,
+                claim.number,
+                items,
+                decision.quiet_for,
+                view.quiet_sources,
+                self.settings.stall_minutes,
+            )
+            await host.nudge(session_id, text, f"todo-ls {kind} nudge #{claim.number}")
+            sent = True
+        except HostError as err:
+            return self._delivery_failed(session_id, err)
+        finally:
+            self._store.settle_claim(claim.claim_id, sent, self._clock.now())
+        self._hold.pop(session_id, None)
+        first = headline(
+            kind,
+            claim.number,
+            items,
+            decision.quiet_for,
+            view.quiet_sources,
+            self.settings.stall_minutes,
+        )
+        log.info("supervisor: nudged %s: %s", session_id, first)
+        await self._announce(host, view.session.title or session_id, first)
+        if self._on_nudge is not None:
+            self._on_nudge(NudgeSent(session_id, kind, claim.number, first))
+        self._changed()
+        return None
+
+    async def _still_due(self, host: Host, session_id: str, manual: bool) -> str | None:
+        """Rule 7: right before sending, the session must still be idle (no race with a
+        prompt the user just sent) and the decision unchanged."""
+        decision, view, items = self._decide(session_id)
+        if view.waiting:
+            return "waiting for the user"
+        if manual and view.in_flight:
+            return "the session is working"
+        if not manual and decision.send is None:
+            return decision.reason
+        if not items.actionable:
+            return "nothing open"
+        checks_idle = manual or decision.send == "idle"
+        if checks_idle and Capability.BUSY_SNAPSHOT in host.capabilities:
+            busy = await host.busy_sessions()
+            family = {session_id, *(c.id for c in self.tracker.descendants(session_id))}
+            now = self._clock.now()
+            hit = [sid for sid in family if sid in busy]
+            for sid in hit:
+                self.tracker.busy_seen(sid, busy[sid], now)
+            if hit:
+                return "the session is busy"
+        if not manual:
+            decision, view, items = self._decide(session_id)
+            if decision.send is None:
+                return decision.reason
+        return None
+
+    def _delivery_failed(self, session_id: str, err: HostError) -> str:
+        if err.kind == "not-found":
+            log.warning("supervisor: session %s is gone (%s); dropping it", session_id, err)
+            self.handle(ev.SessionDeleted(session_id))
+            return "session not found"
+        now = self._clock.now()
+        self._hold[session_id] = now + max(self.settings.min_nudge_interval_ms / 1000.0, 5.0)
+        self._set_error(f"nudge failed: {_one_line(err)}")
+        log.warning("supervisor: nudge of %s failed: %s", session_id, err)
+        return f"delivery failed: {_one_line(err)}"
+
+    async def _announce(self, host: Host, title: str, first: str) -> None:
+        """Tell the human: a toast in the host's TUI where it can, else the editor."""
+        if not self.settings.toasts:
+            return
+        message = f"{title}: {first}"
+        shown = False
+        if Capability.TOAST in host.capabilities:
+            try:
+                shown = await host.toast("todo-ls", message, "info")
+            except HostError as err:
+                log.info("supervisor: toast failed: %s", err)
+        if not shown and self._on_user_message is not None:
+            self._on_user_message(message)
+
+    def _spawn(self, work: Awaitable[Any], what: str) -> None:
+        async def guarded() -> None:
+            try:
+                await work
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("supervisor: %s failed", what)
+
+        task = asyncio.get_running_loop().create_task(guarded())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    # --- commands ---------------------------------------------------------------------------
+
+    def _targets(self, session_id: str | None) -> list[str]:
+        if session_id is not None:
+            return [session_id]
+        return [sid for sid in self._decisions if self._listed(sid)]
+
+    def _listed(self, session_id: str) -> bool:
+        session = self.tracker.sessions.get(session_id)
+        return session is not None and self._in_scope(session_id) and session.engaged
+
+    async def nudge(self, session_id: str | None) -> dict[str, Any]:
+        """The `todoLs.nudge` command: nudge now (still claims, skips working / waiting)."""
+        sent: list[str] = []
+        skipped: list[dict[str, Any]] = []
+        for sid in self._targets(session_id):
+            if not self._in_scope(sid):
+                skipped.append({"sessionID": sid, "reason": "not a supervised session"})
+                continue
+            if sid in self._sending:
+                skipped.append({"sessionID": sid, "reason": "a nudge is being sent"})
+                continue
+            self._sending.add(sid)
+            why = await self._send(sid, manual=True)
+            if why is None:
+                sent.append(sid)
+            else:
+                skipped.append({"sessionID": sid, "reason": why})
+        if not sent and not skipped:
+            skipped.append({"sessionID": None, "reason": "no supervised session"})
+        return {"sent": sent, "skipped": skipped}
+
+    def pause(self, session_id: str | None) -> dict[str, Any]:
+        """The `todoLs.pause` command (persisted: every todo-ls process honours it)."""
+        now = self._clock.now()
+        targets = [sid for sid in self._targets(session_id) if self._in_scope(sid)]
+        for sid in targets:
+            self._store.pause(sid, "user", now)
+            self.evaluate(sid)
+        return self._session_states(targets)
+
+    def resume(self, session_id: str | None) -> dict[str, Any]:
+        """The `todoLs.resume` command: lifts any pause and starts a new episode."""
+        now = self._clock.now()
+        paused = self._store.pauses()
+        targets = [sid for sid in self._targets(session_id) if self._in_scope(sid)]
+        if session_id is None:
+            targets += [sid for sid in paused if sid not in targets and self._in_scope(sid)]
+        for sid in targets:
+            self._store.resume(sid)
+            self._store.start_episode(sid, now)
+            self._hold.pop(sid, None)
+            self.evaluate(sid)
+        return self._session_states(targets)
+
+    def _session_states(self, targets: list[str]) -> dict[str, Any]:
+        sessions = []
+        for sid in targets:
+            decision = self._decisions.get(sid)
+            sessions.append({"id": sid, "state": decision.state if decision else None})
+        return {"sessions": sessions}
+
+    # --- status -----------------------------------------------------------------------------
+
+    def session_statuses(self) -> list[dict[str, Any]]:
+        """Each supervised session of the workspace, in the `todoLs/status` wire shape."""
+        out = []
+        now = self._clock.now()
+        for sid in sorted(self._decisions):
+            if not self._listed(sid):
+                continue
+            try:
+                decision, view, items = self._decide(sid)
+            except Exception:
+                log.exception("supervisor: status of %s failed", sid)
+                continue
+            out.append(
+                {
+                    "id": sid,
+                    "title": view.session.title,
+                    "state": decision.state,
+                    "detail": describe(view, decision, now),
+                    "open": len(items.items),
+                    "nudges": self._store.episode_nudge_count(sid),
+                    "pausedReason": decision.paused_reason,
+                }
+            )
+        return out
+
+    def status(self) -> dict[str, Any]:
+        """The `supervisor` part of `todoLs/status`."""
+        host: dict[str, Any] = {
+            "kind": self.settings.host if self.host is None else self.host.info.kind,
+            "url": self.settings.url if self.host is None else self.host.info.url,
+            "connected": self.connected,
+            "version": None if self.host is None else self.host.info.version,
+        }
+        if self.error:
+            host["error"] = self.error
+        return {"enabled": True, "host": host, "sessions": self.session_statuses()}
+
+    def state_word(self) -> str | None:
+        """The most urgent state over the workspace's sessions (None without any)."""
+        if not self.connected:
+            return "disconnected"
+        states: list[SessionState] = [
+            d.state for sid, d in self._decisions.items() if self._listed(sid)
+        ]
+        return aggregate_state(states)
+
+    def _set_error(self, error: str | None) -> None:
+        if error != self.error:
+            self.error = error
+            self._changed()
+
+    def _changed(self) -> None:
+        if self._on_change is not None:
+            try:
+                self._on_change()
+            except Exception:
+                log.exception("supervisor: status callback failed")
+
+
+def _one_line(err: BaseException) -> str:
+    text = str(err).strip().splitlines()
+    return text[0] if text else type(err).__name__
