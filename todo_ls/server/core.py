@@ -1,0 +1,178 @@
+"""`TodoLanguageServer`: the server object and the state every feature module shares.
+
+Feature modules (diagnostics, code actions, ...) register their handlers on it and read:
+`settings` (validated `todoLs` settings), `workspace_index` (folders, subscriptions, parsed
+files), `supervision` (the supervisor bridge), `store` (None when unavailable), `encoding`
+(the negotiated position encoding) and the capability helpers.
+
+For the supervisor: `ls.workspace_index.folders` and `ls.workspace_index.file_items(folder)`
+give the open items of each workspace folder; `ls.status_changed()` asks for a new
+`todoLs/status` (coalesced).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.capabilities import get_capability
+from pygls.lsp.server import LanguageServer
+
+from todo_ls import __version__
+from todo_ls.checklist import StateRegistry
+from todo_ls.config import Settings
+from todo_ls.server.positions import Encoding
+from todo_ls.server.supervision import Supervision
+from todo_ls.store import Store
+from todo_ls.workspace import Folder, WorkspaceIndex, normalize
+
+log = logging.getLogger(__name__)
+
+SEVERITIES = {
+    "error": types.DiagnosticSeverity.Error,
+    "warning": types.DiagnosticSeverity.Warning,
+    "information": types.DiagnosticSeverity.Information,
+    "hint": types.DiagnosticSeverity.Hint,
+}
+
+
+class TodoLanguageServer(LanguageServer):
+    """The todo-ls language server (built by `todo_ls.server.app.create_server`)."""
+
+    def __init__(self) -> None:
+        super().__init__("todo-ls", __version__)
+        self.settings = Settings()
+        self.initial_settings: object = None  # the `todoLs` part of initializationOptions
+        self.workspace_index = WorkspaceIndex()
+        self.store: Store | None = None
+        self.supervision = Supervision(self)
+        self.generation = 0  # bumped when settings or subscriptions change (diagnostic ids)
+        self._shown: set[str] = set()  # warnings already shown to the user
+        self._status_hook: Callable[[], None] = lambda: None
+        self._subscription_hook: Callable[[], None] = lambda: None
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    # --- capabilities --------------------------------------------------------------------
+
+    @property
+    def encoding(self) -> Encoding:
+        """The negotiated position encoding (utf-16 when the client did not choose)."""
+        return Encoding.of(self.workspace.position_encoding)
+
+    @property
+    def pulls_diagnostics(self) -> bool:
+        """The client pulls diagnostics: never push to it."""
+        return get_capability(self.client_capabilities, "text_document.diagnostic") is not None
+
+    def supports(self, field: str) -> bool:
+        """A boolean client capability by dotted snake_case path (False when absent)."""
+        node: Any = self.client_capabilities
+        for part in field.split("."):
+            node = getattr(node, part, None)
+            if node is None:
+                return False
+        return bool(node)
+
+    @property
+    def severity(self) -> types.DiagnosticSeverity | None:
+        """The configured diagnostic severity, None when diagnostics are off."""
+        return SEVERITIES.get(self.settings.diagnostics.severity)
+
+    @property
+    def registry(self) -> StateRegistry:
+        return self.workspace_index.registry
+
+    # --- user-facing messages ------------------------------------------------------------
+
+    def warn_once(self, message: str) -> None:
+        """Show `message` as a warning, once per server lifetime."""
+        log.warning("%s", message)
+        if message in self._shown:
+            return
+        self._shown.add(message)
+        self.window_show_message(
+            types.ShowMessageParams(type=types.MessageType.Warning, message=message)
+        )
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        """Internal errors are logged (stderr and the output channel), never a popup."""
+        log.error("internal error (%s): %s", getattr(source, "__name__", source), error)
+
+    # --- folders, store, settings --------------------------------------------------------
+
+    def workspace_folders(self) -> list[Folder]:
+        """The client's workspace folders; the root URI or the current directory without."""
+        found = [Folder.from_uri(f.uri) for f in self.workspace.folders.values()]
+        folders = [f for f in found if f is not None]
+        if not folders and self.workspace.root_uri:
+            root = Folder.from_uri(self.workspace.root_uri)
+            folders = [root] if root is not None else []
+        return folders or [Folder.from_path(normalize(os.getcwd()))]
+
+    def open_store(self) -> None:
+        """(Re)open the shared store where the settings say; without it, stay in memory."""
+        state_dir = Path(self.settings.state_dir).expanduser() if self.settings.state_dir else None
+        try:
+            store = Store.open(state_dir)
+        except Exception as exc:  # the store is optional for the editor features
+            self.warn_once(
+                f"todo-ls: state store unavailable ({exc}); subscriptions kept in memory"
+            )
+            store = None
+        if store is not None and store.warning:
+            self.warn_once(store.warning)
+        if self.store is not None:
+            self.store.close()
+        self.store = store
+        self.workspace_index.set_store(store)
+
+    def apply_settings(self, settings: Settings) -> None:
+        """Make `settings` current and tell every dependent part."""
+        old_dir = self.settings.state_dir
+        self.settings = settings
+        self.workspace_index.configure(
+            settings.markdown_files, StateRegistry.from_settings(settings.states)
+        )
+        if self.store is not None and settings.state_dir != old_dir:
+            self.open_store()
+        self.subscriptions_changed()
+
+    # --- change propagation --------------------------------------------------------------
+
+    def set_hooks(self, *, status: Callable[[], None], subscriptions: Callable[[], None]) -> None:
+        """Wire the status publisher and the subscription-change fan-out (done by the app)."""
+        self._status_hook = status
+        self._subscription_hook = subscriptions
+
+    def status_changed(self) -> None:
+        """Something `todoLs/status` shows may have changed: publish (coalesced)."""
+        self._status_hook()
+
+    def files_changed(self) -> None:
+        """Items of subscribed files may have changed: status and the supervisor."""
+        self.status_changed()
+        self.supervision.files_changed()
+
+    def subscriptions_changed(self) -> None:
+        """The subscription set or the settings changed: refresh everything derived."""
+        self.generation += 1
+        self._subscription_hook()
+        self.files_changed()
+
+    def spawn(self, coro: Any, what: str) -> asyncio.Task[Any]:
+        """Run `coro` in the background; failures are logged, never raised."""
+        task: asyncio.Task[Any] = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+
+        def done(t: asyncio.Task[Any]) -> None:
+            self._tasks.discard(t)
+            if not t.cancelled() and t.exception() is not None:
+                log.error("%s failed: %s", what, t.exception(), exc_info=t.exception())
+
+        task.add_done_callback(done)
+        return task

@@ -1,0 +1,116 @@
+"""Diagnostics: one per open item of a subscribed document.
+
+Pushed (`textDocument/publishDiagnostics`) to clients without pull support, answered on
+`textDocument/diagnostic` for clients with it, never both. Results are cached per document
+version, severity and encoding, so a repeated pull or push costs nothing.
+"""
+
+from __future__ import annotations
+
+from lsprotocol import types
+
+from todo_ls.checklist import OPEN_STATES
+from todo_ls.server.core import TodoLanguageServer
+from todo_ls.server.positions import Encoding
+from todo_ls.workspace import FileState, uri_to_path
+
+SOURCE = "todo-ls"
+LABELS = {"open": "Open", "inProgress": "In progress", "blocked": "Blocked"}
+
+
+def item_diagnostics(
+    state: FileState, severity: types.DiagnosticSeverity, encoding: Encoding
+) -> list[types.Diagnostic]:
+    """A diagnostic per open item, from its bullet to the end of its line."""
+    lines = state.lines
+    found = []
+    for item in state.checklist.items:
+        if item.state not in OPEN_STATES:
+            continue
+        end = len(lines[item.line]) if item.line < len(lines) else item.marker_col
+        found.append(
+            types.Diagnostic(
+                range=encoding.range(lines, item.line, item.bullet_col, end),
+                message=f"{LABELS.get(item.state, item.state)}: {item.text}",
+                severity=severity,
+                code=item.state,
+                source=SOURCE,
+            )
+        )
+    return found
+
+
+class Diagnostics:
+    """The diagnostics of open documents, cached per (document state, settings)."""
+
+    def __init__(self, ls: TodoLanguageServer) -> None:
+        self._ls = ls
+        self._cache: dict[str, tuple[object, list[types.Diagnostic]]] = {}
+
+    def for_uri(self, uri: str) -> tuple[FileState | None, list[types.Diagnostic]]:
+        """The document's state (None when not a subscribed file) and its diagnostics."""
+        ls = self._ls
+        path = uri_to_path(uri)
+        if path is None or not ls.workspace_index.is_subscribed(path):
+            self._cache.pop(uri, None)
+            return None, []
+        state = ls.workspace_index.state(path)
+        severity = ls.severity
+        if severity is None:
+            return state, []
+        key = (state, severity, ls.encoding, ls.generation)
+        cached = self._cache.get(uri)
+        if cached is not None and cached[0] == key:
+            return state, cached[1]
+        found = item_diagnostics(state, severity, ls.encoding)
+        self._cache[uri] = (key, found)
+        return state, found
+
+    def push(self, uri: str) -> None:
+        """Publish the document's diagnostics to a push client."""
+        if self._ls.pulls_diagnostics:
+            return
+        state, found = self.for_uri(uri)
+        self._ls.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(
+                uri=uri, diagnostics=found, version=state.version if state else None
+            )
+        )
+
+    def clear(self, uri: str) -> None:
+        """Forget a closed document (and clear what a push client shows for it)."""
+        self._cache.pop(uri, None)
+        if not self._ls.pulls_diagnostics:
+            self._ls.text_document_publish_diagnostics(
+                types.PublishDiagnosticsParams(uri=uri, diagnostics=[])
+            )
+
+    async def refresh_all(self) -> None:
+        """Settings or subscriptions changed: re-push, or ask a pull client to re-pull."""
+        ls = self._ls
+        if not ls.pulls_diagnostics:
+            for uri in list(ls.workspace.text_documents):
+                self.push(uri)
+        elif ls.supports("workspace.diagnostics.refresh_support"):
+            await ls.workspace_diagnostic_refresh_async(None)
+
+
+def register(server: TodoLanguageServer, diagnostics: Diagnostics) -> None:
+    """The pull handler (pushes are triggered by document changes)."""
+
+    @server.feature(
+        types.TEXT_DOCUMENT_DIAGNOSTIC,
+        types.DiagnosticOptions(
+            identifier=SOURCE, inter_file_dependencies=False, workspace_diagnostics=False
+        ),
+    )
+    def on_diagnostic(
+        ls: TodoLanguageServer, params: types.DocumentDiagnosticParams
+    ) -> types.FullDocumentDiagnosticReport | types.UnchangedDocumentDiagnosticReport:
+        state, found = diagnostics.for_uri(params.text_document.uri)
+        result_id = f"{ls.generation}:{ls.settings.diagnostics.severity}:" + (
+            f"{state.version if state.is_open else state.stamp}" if state is not None else "none"
+        )
+        if params.previous_result_id == result_id:
+            return types.UnchangedDocumentDiagnosticReport(result_id=result_id)
+        return types.FullDocumentDiagnosticReport(items=found, result_id=result_id)

@@ -1,0 +1,128 @@
+"""`todoLs/status`: the progress of every subscribed file plus the supervisor's state.
+
+Built from cached parses (an unopened file costs one stat unless it changed), sent only when
+it differs from the last one sent, and coalesced to at most one notification per
+`MIN_INTERVAL` seconds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+from todo_ls.checklist import FileItem, Progress
+from todo_ls.server.core import TodoLanguageServer
+from todo_ls.workspace import FileState, Folder
+
+METHOD = "todoLs/status"
+MIN_INTERVAL = 0.1
+BAR_CELLS = 8
+
+
+def status_text(progress: Progress, state_word: str | None) -> str:
+    """`📋 ███░░░░░ 8/17 open · working`: 8 cells filled by the closed (done + canceled)
+    fraction, the `· word` part only when the supervisor reports one."""
+    closed = progress.done + progress.canceled
+    filled = BAR_CELLS * closed // progress.total if progress.total else 0
+    bar = "█" * filled + "░" * (BAR_CELLS - filled)
+    text = f"📋 {bar} {progress.open}/{progress.total} open"
+    return f"{text} · {state_word}" if state_word else text
+
+
+def _file_entry(state: FileState) -> dict[str, Any]:
+    entry: dict[str, Any] = {
+        "uri": state.uri,
+        "open": state.progress.open,
+        "total": state.progress.total,
+        "missing": state.missing,
+    }
+    if state.error:
+        entry["error"] = state.error
+    return entry
+
+
+def subscribed_states(ls: TodoLanguageServer) -> list[tuple[Folder, FileState]]:
+    """Every subscribed file's current state; unreadable files warn once and count 0 items."""
+    index = ls.workspace_index
+    found = []
+    for folder, path in index.all_subscribed():
+        state = index.state(path)
+        if state.error:
+            ls.warn_once(f"todo-ls skips {state.error}")
+        found.append((folder, state))
+    return found
+
+
+def status_payload(ls: TodoLanguageServer) -> dict[str, Any]:
+    """The `todoLs/status` payload (DESIGN.md "Status"), camelCase."""
+    states = subscribed_states(ls)
+    counts: dict[str, int] = {}
+    for _, state in states:
+        for name, n in state.progress.by_state.items():
+            counts[name] = counts.get(name, 0) + n
+    progress = Progress(counts)
+    folders = ls.workspace_index.folders
+    return {
+        "workspace": folders[0].uri if folders else None,
+        "open": progress.open,
+        "done": progress.done,
+        "canceled": progress.canceled,
+        "total": progress.total,
+        "text": status_text(progress, ls.supervision.state_word()),
+        "files": [_file_entry(state) for _, state in states],
+        "supervisor": ls.supervision.status(),
+    }
+
+
+def open_items(ls: TodoLanguageServer) -> list[dict[str, Any]]:
+    """Every open item of every subscribed file, for `todoLs.list`."""
+    found = []
+    for folder, state in subscribed_states(ls):
+        items: list[FileItem] = state.open_items(folder.relative(state.path))
+        found += [
+            {
+                "uri": state.uri,
+                "path": item.path,
+                "line": item.line,
+                "state": item.state,
+                "text": item.text,
+                "ref": item.ref,
+            }
+            for item in items
+        ]
+    return found
+
+
+class StatusPublisher:
+    """Sends `todoLs/status` when it changed, at most once per `MIN_INTERVAL`."""
+
+    def __init__(self, ls: TodoLanguageServer) -> None:
+        self._ls = ls
+        self._last: dict[str, Any] | None = None
+        self._last_sent_at = float("-inf")
+        self._pending: asyncio.TimerHandle | None = None
+
+    def schedule(self) -> None:
+        """Publish soon (coalesced); a no-op before the event loop runs."""
+        if self._pending is not None:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        delay = max(0.0, self._last_sent_at + MIN_INTERVAL - time.monotonic())
+        self._pending = loop.call_later(delay, self.flush)
+
+    def flush(self) -> None:
+        """Compute the payload now and send it if it changed."""
+        self._pending = None
+        ls = self._ls
+        payload = status_payload(ls)
+        if payload == self._last:
+            return
+        self._last = payload
+        self._last_sent_at = time.monotonic()
+        ls.protocol.notify(METHOD, payload)
+        if ls.supports("workspace.code_lens.refresh_support") and ls.settings.code_lens.enabled:
+            ls.spawn(ls.workspace_code_lens_refresh_async(None), "code lens refresh")

@@ -1,0 +1,466 @@
+"""Workspace folders, subscriptions and a freshness-checked cache of parsed checklists.
+
+No pygls here: the language server feeds in the folders, the settings, the editor's open
+documents and an optional store, and reads back the effective subscription set per folder and
+the parsed state of any subscribed file.
+
+- Effective subscriptions of a folder = `settings.markdownFiles` (paths or globs relative to
+  the folder) ∪ files subscribed by command − files unsubscribed by command. A subscribed file
+  that does not exist is valid (0 items, `missing`) and is picked up when it appears.
+- A file's parse is cached; before each use the cache re-checks size and mtime of an unopened
+  file, so a file the agent edited on disk is never stale. The editor's text wins while the
+  file is open in the editor.
+- The command-made part of the subscriptions lives in the store when there is one; without it
+  (or when it fails) it is kept in memory for the session.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Protocol
+from urllib.parse import unquote, urlsplit
+from urllib.request import url2pathname
+
+from todo_ls.checklist import (
+    OPEN_STATES,
+    Checklist,
+    FileItem,
+    Progress,
+    StateRegistry,
+    document_progress,
+    file_items,
+    parse,
+)
+from todo_ls.disk import DiskError, read_text
+
+log = logging.getLogger(__name__)
+
+_GLOB_MAGIC = re.compile(r"[*?\[]")
+_SKIP_DIRS = frozenset({".git", "node_modules", ".hg", ".svn"})
+_EMPTY = Checklist(items=(), headings=(), plain_items=())
+
+
+class SubscriptionStore(Protocol):
+    """The part of `todo_ls.store.Store` the workspace uses."""
+
+    def subscription_overrides(self, workspace: str) -> _Overrides: ...
+
+    def subscribe(self, workspace: str, path: str) -> None: ...
+
+    def unsubscribe(self, workspace: str, path: str) -> None: ...
+
+
+class _Overrides(Protocol):
+    @property
+    def added(self) -> frozenset[str]: ...
+
+    @property
+    def removed(self) -> frozenset[str]: ...
+
+
+class SubscriptionError(ValueError):
+    """A subscribe/unsubscribe request that cannot be honoured (message is for the user)."""
+
+
+def uri_to_path(uri: str) -> Path | None:
+    """The absolute, normalised filesystem path of a `file:` URI, else None."""
+    parts = urlsplit(uri)
+    if parts.scheme != "file":
+        return None
+    raw = url2pathname(parts.path) if os.name == "nt" else unquote(parts.path)
+    if parts.netloc and parts.netloc != "localhost":
+        raw = f"//{parts.netloc}{raw}"
+    return normalize(raw) if raw else None
+
+
+def path_to_uri(path: Path) -> str:
+    """A `file:` URI for an absolute path."""
+    return path.as_uri()
+
+
+def normalize(path: str | Path) -> Path:
+    """Absolute and normalised (`..` folded) without resolving symlinks, so that a path keeps
+    the spelling the editor uses for it."""
+    return Path(os.path.normpath(os.path.abspath(path)))
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines as LSP counts them (`\\n`, `\\r\\n`, `\\r`), without their line ends.
+
+    `str.splitlines` also splits on form feeds, U+2028 and others, which LSP does not.
+    """
+    if "\r" not in text:
+        return text.split("\n")
+    return re.split(r"\r\n|\r|\n", text)
+
+
+@dataclass(frozen=True)
+class Folder:
+    """A workspace folder. `key` identifies it in the store (its absolute path)."""
+
+    uri: str
+    path: Path
+
+    @property
+    def key(self) -> str:
+        return str(self.path)
+
+    @classmethod
+    def from_uri(cls, uri: str) -> Folder | None:
+        """The folder for a `file:` URI, None for other schemes."""
+        path = uri_to_path(uri)
+        return cls(uri, path) if path is not None else None
+
+    @classmethod
+    def from_path(cls, path: Path) -> Folder:
+        return cls(path_to_uri(path), path)
+
+    def relative(self, path: Path) -> str:
+        """`path` relative to the folder with `/` separators (`../` when outside)."""
+        return Path(os.path.relpath(path, self.path)).as_posix()
+
+    def contains(self, path: Path) -> bool:
+        return path == self.path or self.path in path.parents
+
+
+class FileState:
+    """One parsed file: the editor's text when open, else the file on disk."""
+
+    def __init__(
+        self,
+        path: Path,
+        uri: str,
+        text: str,
+        checklist: Checklist,
+        *,
+        version: int | None = None,
+        missing: bool = False,
+        error: str | None = None,
+        stamp: tuple[int, int] | None = None,
+    ) -> None:
+        self.path = path
+        self.uri = uri
+        self.text = text
+        self.checklist = checklist
+        self.version = version  # editor version of an open document, None for disk
+        self.missing = missing
+        self.error = error  # why the file could not be read (too large, not UTF-8, ...)
+        self.stamp = stamp  # (mtime_ns, size) of the disk text parsed
+
+    @property
+    def is_open(self) -> bool:
+        return self.version is not None
+
+    @cached_property
+    def lines(self) -> list[str]:
+        return split_lines(self.text)
+
+    @cached_property
+    def progress(self) -> Progress:
+        return document_progress(self.checklist)
+
+    def open_items(self, rel_path: str) -> list[FileItem]:
+        """The open items as `path:line` references."""
+        return [i for i in file_items(self.checklist, rel_path) if i.state in OPEN_STATES]
+
+
+@dataclass
+class _OpenDoc:
+    uri: str
+    version: int
+    text: str
+
+
+@dataclass
+class _FolderSubs:
+    added: set[Path] = field(default_factory=set)
+    removed: set[Path] = field(default_factory=set)
+    globbed: list[Path] | None = None  # expansion of settings.markdownFiles, None = stale
+
+
+class WorkspaceIndex:
+    """Folders, effective subscriptions and parsed files (see the module docstring)."""
+
+    def __init__(self, store: SubscriptionStore | None = None) -> None:
+        self._store = store
+        self._folders: list[Folder] = []
+        self._subs: dict[str, _FolderSubs] = {}
+        self._patterns: list[str] = []
+        self._registry = StateRegistry.default()
+        self._open: dict[Path, _OpenDoc] = {}
+        self._cache: dict[Path, FileState] = {}
+
+    # --- configuration -------------------------------------------------------------------
+
+    @property
+    def folders(self) -> list[Folder]:
+        return list(self._folders)
+
+    @property
+    def registry(self) -> StateRegistry:
+        return self._registry
+
+    def set_folders(self, folders: Iterable[Folder]) -> None:
+        """Replace the workspace folders (command-made subscriptions are reloaded per folder)."""
+        self._folders = list(dict.fromkeys(folders))
+        self._subs = {
+            f.key: self._subs.get(f.key) or self._load_overrides(f) for f in self._folders
+        }
+
+    def configure(self, patterns: Iterable[str], registry: StateRegistry) -> None:
+        """Apply `markdownFiles` and the state registry (a new registry drops every parse)."""
+        self._patterns = list(patterns)
+        if registry != self._registry:
+            self._registry = registry
+            self._cache.clear()
+        self.invalidate_globs()
+
+    def set_store(self, store: SubscriptionStore | None) -> None:
+        """Use `store` for the command-made subscriptions from now on (reloads them)."""
+        self._store = store
+        self.reload_overrides()
+
+    def reload_overrides(self) -> None:
+        """Re-read the command-made subscriptions (another process may have changed them)."""
+        self._subs = {f.key: self._load_overrides(f) for f in self._folders}
+
+    def invalidate_globs(self) -> None:
+        """Expand `markdownFiles` again on next use (files were created or deleted)."""
+        for subs in self._subs.values():
+            subs.globbed = None
+
+    def forget(self, path: Path) -> None:
+        """Drop the cached parse of `path`."""
+        self._cache.pop(path, None)
+
+    def clear_cache(self) -> None:
+        self._cache.clear()
+
+    # --- open documents ------------------------------------------------------------------
+
+    def open_document(self, uri: str, version: int, text: str) -> Path | None:
+        """Record the editor's text of `uri`; returns its path (None for non-file URIs)."""
+        path = uri_to_path(uri)
+        if path is not None:
+            self._open[path] = _OpenDoc(uri, version, text)
+        return path
+
+    def close_document(self, uri: str) -> Path | None:
+        path = uri_to_path(uri)
+        if path is not None:
+            self._open.pop(path, None)
+            self._cache.pop(path, None)
+        return path
+
+    def is_open(self, path: Path) -> bool:
+        return path in self._open
+
+    # --- subscriptions -------------------------------------------------------------------
+
+    def subscribed(self, folder: Folder) -> list[Path]:
+        """The effective subscription set of `folder`, sorted."""
+        subs = self._subs.get(folder.key)
+        if subs is None:
+            return []
+        if subs.globbed is None:
+            subs.globbed = list(expand_patterns(folder.path, self._patterns))
+        return sorted((set(subs.globbed) | subs.added) - subs.removed)
+
+    def all_subscribed(self) -> list[tuple[Folder, Path]]:
+        """Every subscribed file with the folder it belongs to (first folder wins)."""
+        seen: set[Path] = set()
+        found = []
+        for folder in self._folders:
+            for path in self.subscribed(folder):
+                if path not in seen:
+                    seen.add(path)
+                    found.append((folder, path))
+        return found
+
+    def folder_of(self, path: Path) -> Folder | None:
+        """The innermost workspace folder holding `path`."""
+        inside = [f for f in self._folders if f.contains(path)]
+        return max(inside, key=lambda f: len(f.path.parts), default=None)
+
+    def subscription_folder(self, path: Path) -> Folder | None:
+        """The folder whose subscription set holds `path`, or None when it is not subscribed."""
+        return next((f for f, p in self.all_subscribed() if p == path), None)
+
+    def is_subscribed(self, path: Path) -> bool:
+        return self.subscription_folder(path) is not None
+
+    def resolve_target(self, target: str) -> Path:
+        """The file a subscribe/unsubscribe argument names: a `file:` URI, an absolute path,
+        or a path relative to the (first) workspace folder that must stay inside it."""
+        if "://" in target or target.startswith("file:"):
+            path = uri_to_path(target)
+            if path is None:
+                raise SubscriptionError(f"{target} is not a file URI")
+            return path
+        if os.path.isabs(target):
+            return normalize(target)
+        if not self._folders:
+            raise SubscriptionError(f"{target} is relative, but there is no workspace folder")
+        base = self._folders[0]
+        path = normalize(base.path / target)
+        if not base.contains(path):
+            raise SubscriptionError(
+                f"{target} is outside the workspace folder {base.path}; "
+                "give its absolute path or URI to subscribe it"
+            )
+        return path
+
+    def subscribe(self, path: Path) -> Folder:
+        """Subscribe `path` in its folder (the first folder for a path outside all of them)."""
+        folder = self._target_folder(path)
+        subs = self._subs[folder.key]
+        subs.removed.discard(path)
+        subs.added.add(path)
+        self._persist("subscribe", folder, path)
+        return folder
+
+    def unsubscribe(self, path: Path) -> Folder:
+        """Unsubscribe `path` from every folder whose set holds it."""
+        holders = [f for f in self._folders if path in self.subscribed(f)] or [
+            self._target_folder(path)
+        ]
+        for folder in holders:
+            subs = self._subs[folder.key]
+            subs.added.discard(path)
+            subs.removed.add(path)
+            self._persist("unsubscribe", folder, path)
+        return holders[0]
+
+    def _target_folder(self, path: Path) -> Folder:
+        folder = self.folder_of(path) or (self._folders[0] if self._folders else None)
+        if folder is None:
+            raise SubscriptionError("there is no workspace folder to subscribe files in")
+        return folder
+
+    def _persist(self, action: str, folder: Folder, path: Path) -> None:
+        if self._store is None:
+            return
+        try:
+            getattr(self._store, action)(folder.key, str(path))
+        except Exception as exc:  # the store is optional: keep the change in memory
+            log.warning("could not store the %s of %s (kept in memory): %s", action, path, exc)
+
+    def _load_overrides(self, folder: Folder) -> _FolderSubs:
+        if self._store is None:
+            return self._subs.get(folder.key) or _FolderSubs()
+        try:
+            found = self._store.subscription_overrides(folder.key)
+        except Exception as exc:  # the store is optional: keep what is in memory
+            log.warning("could not read stored subscriptions of %s: %s", folder.path, exc)
+            return self._subs.get(folder.key) or _FolderSubs()
+        return _FolderSubs(
+            {normalize(p) for p in found.added}, {normalize(p) for p in found.removed}
+        )
+
+    # --- parsed files --------------------------------------------------------------------
+
+    def state(self, path: Path) -> FileState:
+        """The parsed state of `path`: the editor's text when open, else a fresh disk read."""
+        doc = self._open.get(path)
+        cached = self._cache.get(path)
+        if doc is not None:
+            if cached is not None and cached.text is doc.text and cached.version == doc.version:
+                return cached
+            state = FileState(
+                path, doc.uri, doc.text, parse(doc.text, self._registry), version=doc.version
+            )
+        else:
+            state = self._disk_state(path, cached)
+        self._cache[path] = state
+        return state
+
+    def _disk_state(self, path: Path, cached: FileState | None) -> FileState:
+        uri = path_to_uri(path)
+        try:
+            st = path.stat()
+        except OSError:
+            return FileState(path, uri, "", _EMPTY, missing=True)
+        stamp = (st.st_mtime_ns, st.st_size)
+        if cached is not None and not cached.is_open and cached.stamp == stamp:
+            return cached
+        try:
+            disk = read_text(path)
+        except DiskError as exc:  # too large, binary, not UTF-8...: the file is skipped
+            return FileState(path, uri, "", _EMPTY, error=str(exc), stamp=stamp)
+        return FileState(
+            path,
+            uri,
+            disk.text,
+            parse(disk.text, self._registry),
+            stamp=(disk.mtime_ns, disk.size),
+        )
+
+    def file_items(self, folder: Folder) -> list[FileItem]:
+        """Open items of the folder's subscribed files, paths relative to the folder."""
+        found: list[FileItem] = []
+        for path in self.subscribed(folder):
+            found += self.state(path).open_items(folder.relative(path))
+        return found
+
+
+def expand_patterns(base: Path, patterns: Iterable[str]) -> Iterator[Path]:
+    """Files named by `patterns` (paths or globs, relative to `base` unless absolute).
+
+    A plain path is yielded even when the file does not exist (it is picked up when created).
+    Globs walk the tree without following symlinked directories, so loops cannot hang it.
+    """
+    for pattern in patterns:
+        full = normalize(base / pattern)
+        if not _GLOB_MAGIC.search(pattern):
+            yield full
+            continue
+        parts = Path(os.path.abspath(base / pattern)).parts
+        fixed = next(i for i, part in enumerate(parts) if _GLOB_MAGIC.search(part))
+        root = Path(*parts[:fixed])
+        regex = glob_regex("/".join(parts[fixed:]))
+        yield from _walk_matches(root, regex)
+
+
+def _walk_matches(root: Path, regex: re.Pattern[str]) -> Iterator[Path]:
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS)
+        rel_dir = os.path.relpath(dirpath, root)
+        prefix = "" if rel_dir == "." else Path(rel_dir).as_posix() + "/"
+        for name in sorted(filenames):
+            if regex.fullmatch(prefix + name):
+                yield normalize(os.path.join(dirpath, name))
+
+
+def glob_regex(pattern: str) -> re.Pattern[str]:
+    """Compile a `/`-separated glob: `*` and `?` stay in one path segment, `**` spans any
+    number of segments, `[...]` is a character class (`[!...]` negated)."""
+    out: list[str] = []
+    i, n = 0, len(pattern)
+    while i < n:
+        if pattern.startswith("**/", i):
+            out.append("(?:[^/]*/)*")
+            i += 3
+            continue
+        if pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+            continue
+        char = pattern[i]
+        if char == "*":
+            out.append("[^/]*")
+        elif char == "?":
+            out.append("[^/]")
+        elif char == "[" and (end := pattern.find("]", i + 2)) != -1:
+            body = pattern[i + 1 : end].replace("\\", "\\\\")
+            out.append("[^" + body[1:] + "]" if body.startswith("!") else "[" + body + "]")
+            i = end
+        else:
+            out.append(re.escape(char))
+        i += 1
+    return re.compile("".join(out))
