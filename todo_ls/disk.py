@@ -53,6 +53,8 @@ class DiskText:
 
 @dataclass(frozen=True)
 class WriteResult:
+    """Whether a write happened; if not, `reason` says why in one line."""
+
     applied: bool
     reason: str | None = None
 

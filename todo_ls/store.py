@@ -91,6 +91,8 @@ class SubscriptionOverrides:
 
 @dataclass(frozen=True)
 class Pause:
+    """A paused session: no nudges until the user writes or resumes it."""
+
     session_id: str
     reason: str  # "interrupt" | "no-progress" | "episode-cap" | "user"
     since: float  # epoch seconds
@@ -98,6 +100,8 @@ class Pause:
 
 @dataclass(frozen=True)
 class NudgeRecord:
+    """One entry of the nudge ledger (shared by every todo-ls process)."""
+
     session_id: str
     open_hash: str
     at: float  # epoch seconds: when it was settled (sent), else when it was claimed

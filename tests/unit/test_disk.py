@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -169,13 +170,13 @@ def test_a_file_changed_between_our_read_and_the_rename_is_refused(
 ) -> None:
     f = tmp_path / "plan.md"
     f.write_bytes(b"- [ ] a\n")
-    real_mkstemp = disk.tempfile.mkstemp
+    real_mkstemp = tempfile.mkstemp
 
-    def agent_writes_meanwhile(**kwargs: str) -> tuple[int, str]:
+    def agent_writes_meanwhile(dir: str, prefix: str, suffix: str) -> tuple[int, str]:
         f.write_bytes(b"- [ ] a\n- [ ] new item\n")
-        return real_mkstemp(**kwargs)
+        return real_mkstemp(dir=dir, prefix=prefix, suffix=suffix)
 
-    monkeypatch.setattr(disk.tempfile, "mkstemp", agent_writes_meanwhile)
+    monkeypatch.setattr(tempfile, "mkstemp", agent_writes_meanwhile)
     result = write_markers(f, [MarkerEdit(0, 3, " ", "x")], {0: "- [ ] a"})
     assert not result.applied
     assert result.reason is not None
@@ -227,7 +228,7 @@ def test_no_change_means_no_write(tmp_path: Path) -> None:
 
 MARKERS = " xX/?~-"
 line_text = st.text(
-    alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\r\n\x00"),
+    alphabet=st.characters(exclude_categories=["Cs"], exclude_characters="\r\n\x00"),
     max_size=12,
 )
 ending = st.sampled_from(["\n", "\r\n", "\r"])
