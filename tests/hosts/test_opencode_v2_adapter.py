@@ -121,7 +121,7 @@ async def test_nudge_posts_synthetic_input_with_a_visible_description() -> None:
         assert fake.synthetic_requests == [
             (
                 SID,
-                {"text": "Idle nudge #1 — 3 todos left.", "description": "todo-ls: idle nudge #1"},
+                {"text": "Idle nudge #1 — 3 todos left.", "description": "todo-ls: nudge #1"},
             ),
             (SID, {"text": "again", "description": "todo-ls nudge"}),
         ]
