@@ -313,7 +313,7 @@ class Tracker:
             session.permissions[event.request_id] = event.what or "permission"
         elif isinstance(event, ev.PermissionReplied):
             session.permissions.pop(event.request_id, None)
-            if event.reply == "reject":
+            if event.reply in ("reject", "rejected"):
                 effects.append(Interrupted(self.root_of(session.id), "permission rejected"))
         elif isinstance(event, ev.UserMessage):
             if self._first_sight(session, event.message_id):
