@@ -37,9 +37,9 @@ def split_lines(text: str) -> list[str]:
     return lines
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class RawListItem:
-    """A list item as a block parser sees it (all lines 0-based)."""
+    """A list item as a block parser sees it (all lines 0-based); filled in while scanning."""
 
     bullet_line: int  # the line of its list marker
     end: int  # exclusive end line of the item (markdown-it-py's `map[1]`)

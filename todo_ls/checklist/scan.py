@@ -1,0 +1,292 @@
+"""The fast engine: a one-pass line scanner of CommonMark block structure.
+
+It finds only what the checklist needs (list items with their first paragraph, headings) and
+skips everything else (code, HTML blocks, front matter), following the container algorithm of
+the CommonMark spec's appendix: each line first continues the open containers (block quotes,
+list items), then may open new blocks, and what is left is paragraph text, possibly lazy.
+Where markdown-it-py, the reference, has its own reading of the spec, this module follows
+markdown-it-py; `tests/unit/test_checklist_differential.py` holds the two to the same output.
+
+Tabs are expanded to tab stops of 4 on lines that contain one: block structure only depends on
+columns, and columns are mapped back to string offsets where the model needs them.
+"""
+
+from __future__ import annotations
+
+import re
+
+from todo_ls.checklist.assemble import TRIM, RawHeading, RawListItem, assemble, split_lines
+from todo_ls.checklist.model import Checklist, StateRegistry
+
+# Block-level regexes, applied at the first non-space character of a tab-expanded line.
+_SPACES = re.compile(r" *")
+_LIST_MARKER = re.compile(r"(?:[*+-]|(\d{1,9})[.)])(?= |$)")
+_THEMATIC_BREAK = re.compile(r"(?:(?:\* *){3,}|(?:- *){3,}|(?:_ *){3,})$")
+_ATX = re.compile(r"#{1,6}(?= |$)")
+_SETEXT = re.compile(r"(?:=+|-+) *$")
+_FENCE_OPEN = re.compile(r"(?:(`{3,})[^`]*|(~{3,}).*)$")
+# HTML block starts and ends as markdown-it-py (markdown_it/rules_block/html_block.py) has them.
+_BLOCK_NAMES = (
+    "address|article|aside|base|basefont|blockquote|body|caption|center|col|colgroup|dd|details|"
+    "dialog|dir|div|dl|dt|fieldset|figcaption|figure|footer|form|frame|frameset|h1|h2|h3|h4|h5|"
+    "h6|head|header|hr|html|iframe|legend|li|link|main|menu|menuitem|nav|noframes|ol|optgroup|"
+    "option|p|param|search|section|summary|table|tbody|td|tfoot|th|thead|title|tr|track|ul"
+)
+_ATTRIBUTE = (
+    r"(?:\s+[a-zA-Z_:][a-zA-Z0-9:._-]*"
+    r"(?:\s*=\s*(?:[^\"'=<>`\x00-\x20]+|'[^']*'|\"[^\"]*\"))?)"
+)
+_OPEN_CLOSE_TAG = (
+    r"(?:<[A-Za-z][A-Za-z0-9\-]*" + _ATTRIBUTE + r"*\s*/?>|</[A-Za-z][A-Za-z0-9\-]*\s*>)"
+)
+_HTML_STARTS: tuple[tuple[re.Pattern[str], re.Pattern[str] | None, bool], ...] = (
+    (
+        re.compile(r"<(?a:(script|pre|style|textarea))(?=(\s|>|$))", re.IGNORECASE),
+        re.compile(r"</(?a:(script|pre|style|textarea))>", re.IGNORECASE),
+        True,
+    ),
+    (re.compile(r"<!--"), re.compile(r"-->"), True),
+    (re.compile(r"<\?"), re.compile(r"\?>"), True),
+    (re.compile(r"<![A-Za-z]"), re.compile(r">"), True),
+    (re.compile(r"<!\[CDATA\["), re.compile(r"\]\]>"), True),
+    (re.compile("</?(?a:(" + _BLOCK_NAMES + r"))(?=(\s|/?>|$))", re.IGNORECASE), None, True),
+    # Kind 7 cannot interrupt a paragraph; kinds 6 and 7 (end None) end before a blank line.
+    (re.compile(_OPEN_CLOSE_TAG + r"\s*$"), None, False),
+)
+
+_QUOTE, _ITEM = 0, 1
+# What a line holds or starts: leaves that stay open, a one-line block, a new container.
+_NONE, _PARA, _FENCE, _CODE, _HTML, _BREAK, _START_QUOTE, _START_ITEM = range(8)
+
+
+def _offset(line: str, col: int) -> int:
+    """The string offset of column `col` in `line` (tabs to stops of 4)."""
+    c = 0
+    for k, ch in enumerate(line):
+        if c >= col:
+            return k
+        c = c + 4 - c % 4 if ch == "\t" else c + 1
+    return len(line)
+
+
+def _front_matter_end(lines: list[str]) -> int:
+    """Lines taken by YAML front matter (mdit-py-plugins' front_matter rule), 0 if none."""
+    first = lines[0] if lines else ""
+    dashes = len(first) - len(first.lstrip("-"))
+    if dashes < 3:
+        return 0
+    for i in range(1, len(lines)):
+        line = lines[i]
+        if line.startswith("...") and line[3:].strip(" \t") == "":
+            return i + 1
+        stripped = line.lstrip(" \t")
+        indent = len(line[: len(line) - len(stripped)].expandtabs(4))
+        if indent < 4 and stripped.startswith("-"):
+            run = len(stripped) - len(stripped.lstrip("-"))
+            if run >= dashes and stripped[run:].strip(" \t") == "":
+                return i + 1
+    return 0
+
+
+def _atx_text(line: str, start: int) -> str:
+    """The content of an ATX heading whose text starts at offset `start` (markdown-it rules)."""
+    text = line[start:].rstrip(" \t")
+    bare = text.rstrip("#")
+    if len(bare) < len(text) and bare and bare[-1] in " \t":
+        text = bare
+    return text.strip(TRIM)
+
+
+def _html_start(rest: str, interrupting: bool) -> tuple[bool, re.Pattern[str] | None]:
+    """(starts an HTML block, its end pattern or None for "ends before a blank line")."""
+    for start, end, can_interrupt in _HTML_STARTS:
+        if start.match(rest):
+            return (can_interrupt or not interrupting), end
+    return False, None
+
+
+def _close(stack: list[list[int]], keep: int, items: list[RawListItem], line: int) -> None:
+    """Close the containers above the first `keep`; list items end before `line`."""
+    while len(stack) > keep:
+        cont = stack.pop()
+        if cont[0] == _ITEM:
+            items[cont[2]].end = line
+
+
+def scan(text: str, registry: StateRegistry | None = None) -> Checklist:
+    """Parse `text` into a `Checklist` (the fast engine behind `parse`)."""
+    lines = split_lines(text)
+    items: list[RawListItem] = []
+    headings: list[RawHeading] = []
+    # Open containers, outermost first: [kind, content width, raw item index, has a child].
+    stack: list[list[int]] = []
+    leaf = _NONE
+    para_item = -1  # the raw item whose first child is the open paragraph
+    para_line = 0
+    para_start = 0  # string offset of the open paragraph's text on para_line
+    fence_char = ""
+    fence_len = 0
+    html_end: re.Pattern[str] | None = None
+
+    start_line = _front_matter_end(lines)
+    for i in range(start_line, len(lines)):
+        line = lines[i]
+        ex = line.expandtabs(4) if "\t" in line else line
+        size = len(ex)
+        pos = 0
+        ns = size - len(ex.lstrip(" "))
+        depth = len(stack)
+        matched = 0
+        # 1. Continue the open containers.
+        while matched < depth:
+            cont = stack[matched]
+            if cont[0] == _QUOTE:
+                if ns - pos > 3 or ns == size or ex[ns] != ">":
+                    break
+                pos = ns + 1
+                if pos < size and ex[pos] == " ":
+                    pos += 1
+                ns = _SPACES.match(ex, pos).end()  # type: ignore[union-attr]
+            elif ns == size:  # a blank line continues a list item only if it holds something
+                if not cont[3]:
+                    break
+                pos = ns
+            elif ns - pos >= cont[1]:
+                pos += cont[1]
+            else:
+                break
+            matched += 1
+        blank = ns == size
+        all_matched = matched == depth
+
+        # 2. Leaves that swallow lines: fenced code, HTML blocks, indented code.
+        if all_matched and leaf == _FENCE:
+            if ns - pos < 4 and ex.startswith(fence_char * fence_len, ns):
+                run = size - ns - len(ex[ns:].lstrip(fence_char))
+                if run >= fence_len and ex[ns + run :].strip(" ") == "":
+                    leaf = _NONE
+            continue
+        if all_matched and leaf == _HTML:
+            if html_end is None:
+                if blank:
+                    leaf = _NONE
+            elif html_end.search(line, _offset(line, ns) if ex is not line else ns):
+                leaf = _NONE
+            continue
+        if all_matched and leaf == _CODE and (blank or ns - pos >= 4):
+            continue
+        if leaf in (_FENCE, _HTML, _CODE):
+            leaf = _NONE
+
+        # 3. Open new blocks.
+        interrupting = all_matched and leaf == _PARA
+        closed = False  # the unmatched containers are closed and the open leaf ended
+        consumed = False  # the line was a heading, a break or opened a code / HTML block
+        while not blank:
+            indent = ns - pos
+            kind = _NONE  # what starts here: a container, a leaf, or nothing
+            if indent >= 4:
+                if leaf == _PARA:
+                    break  # paragraph continuation text (maybe lazy)
+                kind = _CODE
+            else:
+                ch = ex[ns]
+                if ch == ">":
+                    kind = _START_QUOTE
+                elif ch == "#" and (m := _ATX.match(ex, ns)):
+                    offset = _offset(line, ns) if ex is not line else ns
+                    level = m.end() - ns
+                    headings.append(RawHeading(i, level, _atx_text(line, offset + level)))
+                    kind = _BREAK
+                elif ch in "`~" and (m := _FENCE_OPEN.match(ex, ns)):
+                    fence_char = ch
+                    fence_len = len(m.group(1) or m.group(2))
+                    kind = _FENCE
+                elif ch == "<":
+                    offset = _offset(line, ns) if ex is not line else ns
+                    starts, html_end = _html_start(line[offset:], leaf == _PARA)
+                    if starts:
+                        # Kinds 1-5 may end on their first line already.
+                        ended = html_end is not None and html_end.search(line, offset)
+                        kind = _BREAK if ended else _HTML
+                elif interrupting and ch in "=-" and _SETEXT.match(ex, ns):
+                    # The open paragraph becomes a setext heading (markdown-it's lheading).
+                    text = lines[para_line][para_start:].strip(TRIM)
+                    headings.append(RawHeading(para_line, 1 if ch == "=" else 2, text))
+                    if para_item >= 0:
+                        items[para_item].para_line = None
+                    leaf = _NONE
+                    consumed = True
+                    break
+                if kind == _NONE and ch in "*-_" and _THEMATIC_BREAK.match(ex, ns):
+                    kind = _BREAK
+                if kind == _NONE and (ch in "*-+" or "0" <= ch <= "9"):
+                    m = _LIST_MARKER.match(ex, ns)
+                    if m:
+                        after = m.end()
+                        rest_ns = _SPACES.match(ex, after).end()  # type: ignore[union-attr]
+                        empty = rest_ns == size
+                        number = m.group(1)
+                        if not (interrupting and (empty or (number and int(number) != 1))):
+                            kind = _START_ITEM
+            if kind == _NONE:
+                break
+            # A block starts here, so whatever did not continue is closed.
+            if not closed:
+                _close(stack, matched, items, i)
+                leaf = _NONE
+                closed = True
+            if stack:
+                stack[-1][3] = 1
+            if kind == _START_QUOTE:
+                pos = ns + 1
+                if pos < size and ex[pos] == " ":
+                    pos += 1
+                ns = _SPACES.match(ex, pos).end()  # type: ignore[union-attr]
+                stack.append([_QUOTE, 0, -1, 0])
+            elif kind == _START_ITEM:
+                spaces = rest_ns - after
+                if empty or spaces > 4:  # content is absent or indented code: width is +1
+                    spaces = 1
+                parent = next((c[2] for c in reversed(stack) if c[0] == _ITEM), None)
+                items.append(RawListItem(i, len(lines), parent, None, 0, False))
+                stack.append([_ITEM, after + spaces - pos, len(items) - 1, 0])
+                pos = min(after + spaces, size)
+                ns = rest_ns
+            else:
+                if kind != _BREAK:
+                    leaf = kind
+                consumed = True
+                break
+            matched = len(stack)
+            blank = ns == size
+            interrupting = False
+        if blank:  # ends a paragraph; closes what did not continue
+            _close(stack, matched, items, i)
+            leaf = _NONE
+            continue
+        if consumed:
+            continue
+        if leaf == _PARA and not closed:
+            # Paragraph continuation text (lazy when not every container continued).
+            if para_item >= 0:
+                items[para_item].para_multiline = True
+            continue
+        # 4. A new paragraph.
+        _close(stack, matched, items, i)
+        para_item = -1
+        if stack and not stack[-1][3]:
+            stack[-1][3] = 1
+            if stack[-1][0] == _ITEM:
+                para_item = stack[-1][2]
+        start = _offset(line, ns) if ex is not line else ns
+        while start < len(line) and line[start] in TRIM:
+            start += 1
+        leaf = _PARA
+        para_line = i
+        para_start = start
+        if para_item >= 0:
+            raw = items[para_item]
+            raw.para_line = i
+            raw.para_col = start
+    return assemble(lines, items, headings, registry or StateRegistry.default())
