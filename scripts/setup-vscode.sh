@@ -15,10 +15,12 @@ mkdir -p "$CACHE/logs"
 
 log() { echo "setup-vscode: $*"; }
 
-# 1. System packages: Chromium for Playwright, libkrb5-dev for code-server's kerberos module.
+# 1. System packages: Chromium for Playwright, libkrb5-dev for code-server's kerberos module, and
+# an emoji font so that screenshots show the status bar's 📋 instead of an empty box.
 missing=()
 command -v chromium >/dev/null || missing+=(chromium)
 [ -e /usr/include/gssapi/gssapi.h ] || missing+=(libkrb5-dev)
+dpkg -s fonts-noto-color-emoji >/dev/null 2>&1 || missing+=(fonts-noto-color-emoji)
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" != 0 ]; then
     echo "setup-vscode: needs ${missing[*]}; run as root or: sudo apt-get install -y ${missing[*]}" >&2

@@ -10,7 +10,6 @@ import {
   RevealOutputChannelOn,
   ServerOptions,
   State,
-  TransportKind,
 } from "vscode-languageclient/node";
 import { CLIENT_ID, CLIENT_NAME, CLIENT_ONLY_SETTINGS, CONFIG_SECTION, STATUS_NOTIFICATION } from "./constants";
 import { ServerCommand, resolveServerCommand } from "./serverCommand";
@@ -55,7 +54,7 @@ export class TodoLsClient {
   private readonly subscriptions: vscode.Disposable[] = [];
 
   constructor(
-    private readonly output: vscode.LogOutputChannel,
+    private readonly output: vscode.OutputChannel,
     private readonly statusBar: StatusBar,
   ) {}
 
@@ -68,8 +67,9 @@ export class TodoLsClient {
       return;
     }
     const { command, args } = serverCommand();
-    this.output.info(`Starting the server: ${[command, ...args].join(" ")}`);
-    const serverOptions: ServerOptions = { command, args, transport: TransportKind.stdio };
+    this.output.appendLine(`[todo-ls] Starting the server: ${[command, ...args].join(" ")}`);
+    // No `transport`: with TransportKind.stdio the client would append `--stdio` to the command line.
+    const serverOptions: ServerOptions = { command, args };
     const clientOptions: LanguageClientOptions = {
       documentSelector: [{ scheme: "file", language: "markdown" }],
       outputChannel: this.output,
@@ -109,7 +109,7 @@ export class TodoLsClient {
     try {
       await client.start();
     } catch (error) {
-      this.output.error(`The server did not start: ${String(error)}`);
+      this.output.appendLine(`[todo-ls] The server did not start: ${String(error)}`);
       this.statusBar.showStopped();
     }
   }
@@ -124,7 +124,7 @@ export class TodoLsClient {
       try {
         await client.dispose(2000);
       } catch (error) {
-        this.output.warn(`Stopping the server: ${String(error)}`);
+        this.output.appendLine(`[todo-ls] Stopping the server: ${String(error)}`);
       }
     }
     this.statusBar.showStopped();

@@ -57,7 +57,7 @@ export class Commands {
   constructor(
     private readonly client: TodoLsClient,
     private readonly statusBar: StatusBar,
-    private readonly output: vscode.LogOutputChannel,
+    private readonly output: vscode.OutputChannel,
   ) {}
 
   register(): vscode.Disposable[] {
@@ -83,7 +83,7 @@ export class Commands {
       await run();
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      this.output.error(message);
+      this.output.appendLine(`[todo-ls] ${message}`);
       void vscode.window.showErrorMessage(`todo-ls: ${message}`);
     }
   }

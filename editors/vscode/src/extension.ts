@@ -9,7 +9,7 @@ import { StatusBar } from "./statusBar";
 let client: TodoLsClient | undefined;
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
-  const output = vscode.window.createOutputChannel(CLIENT_NAME, { log: true });
+  const output = vscode.window.createOutputChannel(CLIENT_NAME);
   const statusBar = new StatusBar();
   client = new TodoLsClient(output, statusBar);
   const running = client;

@@ -1,0 +1,121 @@
+// Drives real VS Code (code-server) in headless Chromium as a user would, and checks what the
+// todo-ls extension shows. Started by tests/editors/test_vscode.py, which installs the .vsix,
+// starts code-server and passes everything through the environment:
+//   CODE_SERVER_URL  the workbench URL          PLAYWRIGHT_DIR  folder with node_modules/playwright-core
+//   WORKSPACE        the folder with PLAN.md    ARTIFACTS       where the screenshots go
+//   CHROMIUM         the Chromium binary        EXPECT          "working" (default) or "stopped"
+// Prints one JSON line per passed step (ms since start) and exits 1 on the first failure.
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+
+const env = (name) => {
+  const value = process.env[name];
+  if (!value) {
+    throw new Error(`${name} is not set`);
+  }
+  return value;
+};
+const url = env("CODE_SERVER_URL");
+const workspace = env("WORKSPACE");
+const artifacts = env("ARTIFACTS");
+const expect = process.env.EXPECT ?? "working";
+const { chromium } = createRequire(path.join(env("PLAYWRIGHT_DIR"), "noop.js"))("playwright-core");
+
+const started = Date.now();
+const TIMEOUT = 20_000;
+const step = (name, data = {}) => console.log(JSON.stringify({ step: name, ms: Date.now() - started, ...data }));
+// The DOM renders spaces in editor lines and inlay hints as U+00A0.
+const plain = (text) => text.replace(/\u00a0/g, " ");
+
+const browser = await chromium.launch({
+  executablePath: env("CHROMIUM"),
+  headless: true,
+  args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--disable-quic"],
+});
+const page = await browser.newPage({ viewport: { width: 1400, height: 850 } });
+const shot = async (name) => {
+  const file = path.join(artifacts, `${name}.png`);
+  await page.screenshot({ path: file });
+  return file;
+};
+const statusBar = page.locator("#workbench\\.parts\\.statusbar");
+const editorLines = page.locator(".monaco-editor .view-lines").first();
+
+/** Polls `read` until `accept` holds; on timeout throws with the last value seen. */
+async function waitFor(what, read, accept, timeout = TIMEOUT) {
+  const deadline = Date.now() + timeout;
+  let last;
+  while (Date.now() < deadline) {
+    last = plain(await read().catch((e) => `<${e.message}>`));
+    if (accept(last)) {
+      return last;
+    }
+    await page.waitForTimeout(100);
+  }
+  throw new Error(`timed out waiting for ${what}; last seen: ${JSON.stringify(last)}`);
+}
+
+let failed = false;
+try {
+  await page.goto(url);
+  await page.locator(".monaco-workbench").waitFor({ timeout: 30_000 });
+  await statusBar.waitFor({ timeout: TIMEOUT });
+  step("workbench loaded");
+
+  // Open PLAN.md the way a user does: Quick Open.
+  await page.locator(".monaco-workbench").click({ position: { x: 700, y: 400 } });
+  await page.keyboard.press("Control+P");
+  await page.locator(".quick-input-widget input").fill("PLAN.md");
+  await page.locator(".quick-input-list .monaco-list-row").first().waitFor({ timeout: TIMEOUT });
+  await page.keyboard.press("Enter");
+  await waitFor("PLAN.md in the editor", () => editorLines.innerText(), (t) => t.includes("write the intro"));
+  step("PLAN.md open");
+
+  if (expect === "stopped") {
+    const text = await waitFor("the stopped status", () => statusBar.innerText(), (t) => t.includes("todo-ls: stopped"));
+    step("status bar says stopped", { text: text.match(/todo-ls: stopped/)[0], screenshot: await shot("stopped") });
+  } else {
+    const text = await waitFor("the todo-ls status", () => statusBar.innerText(), (t) => /📋 [█░]+ 3\/5 open/.test(t));
+    step("status bar", { text: text.match(/📋 [^\n]*open[^\n]*/)[0], screenshot: await shot("1-status-bar") });
+
+    // Inlay hints: after the heading (all five items) and after the parent item (its two children).
+    const lines = await waitFor("inlay hints", () => editorLines.innerText(),
+      (t) => /Plan — café.*2\/5 done/.test(t) && /ship it.*1\/2 done/.test(t));
+    step("inlay hints", { heading: lines.match(/Plan — café.*/)[0] });
+
+    // Problems panel: one entry per open item, from source todo-ls.
+    await page.keyboard.press("Control+Shift+M");
+    const problems = page.locator(".markers-panel");
+    const rows = await waitFor("the Problems entries", () => problems.innerText(),
+      (t) => (t.match(/todo-ls/g) ?? []).length >= 3 && t.includes("write the intro ✓"));
+    step("problems", { first: rows.split("\n").find((l) => l.includes("write the intro")), screenshot: await shot("2-problems-and-hints") });
+
+    // Quick fix on the item line: Ctrl+. → "Mark done".
+    await page.locator(".monaco-editor .view-line", { hasText: "write the intro" }).click();
+    await page.keyboard.press("End");
+    await page.keyboard.press("Control+.");
+    const markDone = page.locator(".action-widget .monaco-list-row", { hasText: /Mark done(?! with)/ }).first();
+    await markDone.waitFor({ timeout: TIMEOUT });
+    step("quick fix menu", { screenshot: await shot("3-quick-fix") });
+    await markDone.click();
+    await waitFor("the edited line", () => editorLines.innerText(), (t) => t.includes("- [x] write the intro ✓"));
+    const after = await waitFor("the new count", () => statusBar.innerText(), (t) => /📋 [█░]+ 2\/5 open/.test(t));
+    await waitFor("the heading hint update", () => editorLines.innerText(), (t) => /Plan — café.*3\/5 done/.test(t));
+    step("quick fix applied", { text: after.match(/📋 [^\n]*open[^\n]*/)[0] });
+
+    // Save, and the file on disk has exactly that marker changed.
+    await page.keyboard.press("Control+S");
+    const onDisk = await waitFor("the saved file", async () => readFileSync(path.join(workspace, "PLAN.md"), "utf8"),
+      (t) => t.includes("- [x] write the intro ✓"));
+    step("saved", { lines: onDisk.split("\n").length, screenshot: await shot("4-after-quick-fix") });
+  }
+} catch (error) {
+  failed = true;
+  console.log(JSON.stringify({ error: String(error?.stack ?? error), ms: Date.now() - started }));
+  await shot("failure").then((f) => console.log(JSON.stringify({ screenshot: f }))).catch(() => {});
+} finally {
+  await browser.close();
+}
+process.exit(failed ? 1 : 0);
