@@ -130,9 +130,9 @@ def offset(text: str, position: types.Position, encoding: str) -> int:
     for col, char in enumerate(line):
         if units >= position.character:
             return start + col
-        units += len(char.encode("utf-8")) if encoding == "utf-8" else len(
-            char.encode("utf-16-le")
-        ) // 2
+        units += (
+            len(char.encode("utf-8")) if encoding == "utf-8" else len(char.encode("utf-16-le")) // 2
+        )
     return start + len(line)
 
 
@@ -148,6 +148,7 @@ class Editor:
         self.registrations: list[types.Registration] = []
         self.applied: list[types.ApplyWorkspaceEditParams] = []
         self.encoding = "utf-16"
+        self.server_capabilities = types.ServerCapabilities()
         self._changed = asyncio.Event()
 
     def uri(self, name: str) -> str:
@@ -227,9 +228,7 @@ class Editor:
     async def pull(self, uri: str) -> list[types.Diagnostic]:
         report = await asyncio.wait_for(
             self.client.text_document_diagnostic_async(
-                types.DocumentDiagnosticParams(
-                    text_document=types.TextDocumentIdentifier(uri=uri)
-                )
+                types.DocumentDiagnosticParams(text_document=types.TextDocumentIdentifier(uri=uri))
             ),
             TIMEOUT,
         )
@@ -248,7 +247,9 @@ async def start_editor(
 ) -> Editor:
     """Start todo-ls, connect a test editor and run initialize/initialized."""
     env = {**os.environ, "TODO_LS_STATE_DIR": str(state_dir)}
-    config = ClientServerConfig(server_command=SERVER, client_factory=_client_factory, server_env=env)
+    config = ClientServerConfig(
+        server_command=SERVER, client_factory=_client_factory, server_env=env
+    )
     client = await config.start()
     assert isinstance(client, LanguageClient)
     editor = Editor(client, root, caps)
@@ -292,6 +293,7 @@ async def start_editor(
         ),
         TIMEOUT,
     )
+    editor.server_capabilities = result.capabilities
     encoding = result.capabilities.position_encoding
     editor.encoding = getattr(encoding, "value", encoding) or "utf-16"
     return editor

@@ -68,7 +68,8 @@ def item_actions(
     open_children = [i for i in descendants(checklist, item.index) if checklist.items[i].is_open]
     if open_children:
         edits = to("done", [item.index, *open_children])
-        title = f"Mark done with {len(open_children)} children"
+        count = len(open_children)
+        title = f"Mark done with {count} {'child' if count == 1 else 'children'}"
         actions.append(_action(title, state, edits, encoding, closing))
     if item.state != "canceled":
         actions.append(_action("Cancel", state, to("canceled"), encoding, closing))
