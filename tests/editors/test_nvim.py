@@ -148,10 +148,11 @@ def test_client_attaches_with_diagnostics_status_and_inlay_hints(
         assert d["severity"] == 3  # vim.diagnostic.severity.INFO: the default "information"
     lines = data["lines"]
     assert "write the parser" in diagnostics[0]["message"]
-    # Columns are byte offsets in Neovim: on the non-ASCII line the range must still end inside
-    # the line (a UTF-16 or code-point column would fall short of the byte length).
+    # Columns are byte offsets in Neovim: on the non-ASCII line the range must cover the item's
+    # text up to its last character (UTF-16 or code-point columns would stop short of it).
     ship = diagnostics[1]
-    assert ship["end_col"] <= utf8_len(lines[SHIP_LINE])
+    covered = lines[SHIP_LINE].encode("utf-8")[ship["col"] : ship["end_col"]]
+    assert covered.decode("utf-8").endswith("ünïcødé ship it ✓"), covered
 
     assert "2/5 open" in data["statusline"]
     status = data["status"]
@@ -196,8 +197,8 @@ def test_commands_edit_lines_fill_quickfix_and_reach_the_supervisor(
     ]
     assert "1/5 open" in data["status_after"]
     assert "2/5 open" in data["status_range"]
-    assert "line 4:" in data["range_message"]
-    assert data["not_an_item"].startswith("todo-ls: line 1:")
+    assert "line 4 " in data["range_message"]  # the blank line of the range
+    assert data["not_an_item"].startswith("todo-ls: line 1 ")
 
     assert data["quickfix"]["title"] == "todo-ls: open items"
     assert data["quickfix_open"] is True

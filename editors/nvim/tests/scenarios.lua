@@ -102,7 +102,7 @@ function S.commands(t)
 
   t.goto_line('# Plan')
   vim.cmd('TodoLs done')
-  t.data.not_an_item = t.wait_message('line 1:')
+  t.data.not_an_item = t.wait_message('line 1 ')
 
   vim.cmd('TodoLs list')
   t.data.quickfix = t.wait('quickfix list', function()

@@ -248,7 +248,8 @@ function M.set_state(state, opts)
       if result.applied then
         applied = applied + 1
       else
-        table.insert(refused, ('line %d: %s'):format(line, value(result.reason) or 'not a task item'))
+        -- The server's reason names the line ("line 4 is not a task item").
+        table.insert(refused, value(result.reason) or ('line %d was not changed'):format(line))
       end
       step(line + 1)
     end)
