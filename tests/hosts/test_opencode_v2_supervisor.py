@@ -1,0 +1,201 @@
+"""The supervisor runtime on OpenCode 2.x: the real adapter over HTTP against the fake server.
+
+Supervisor time is a `FakeClock` the tests advance; only the HTTP round trips take real time.
+2.x has no session todo list, so every nudge here comes from the markdown items alone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from fake_v2 import FakeV2Server
+
+from todo_ls.checklist.model import FileItem
+from todo_ls.config import SupervisorSettings
+from todo_ls.hosts.base import Host
+from todo_ls.hosts.http import Backoff, HostHttp
+from todo_ls.hosts.opencode_v2 import OpenCodeV2Host
+from todo_ls.store import Store
+from todo_ls.supervisor.activity import SessionActivity
+from todo_ls.supervisor.clock import FakeClock
+from todo_ls.supervisor.runtime import Runtime
+
+pytestmark = pytest.mark.timeout(30)
+
+SID = "ses_work"
+SETTLE_S = 5.0
+
+
+@dataclass
+class Plan:
+    """A workspace whose folder has one subscribed PLAN.md."""
+
+    folder: str
+    items: list[FileItem] = field(
+        default_factory=lambda: [
+            FileItem("PLAN.md", 2, "write the parser", "done"),
+            FileItem("PLAN.md", 3, "write the tests", "open"),
+            FileItem("PLAN.md", 4, "update the README", "open"),
+        ]
+    )
+
+    def folders(self) -> list[str]:
+        return [self.folder]
+
+    def file_items(self, folder: str) -> list[FileItem]:
+        return list(self.items) if folder == self.folder else []
+
+
+@dataclass
+class World:
+    fake: FakeV2Server
+    runtime: Runtime
+    clock: FakeClock
+    store: Store
+    project: Path
+
+    @property
+    def nudges(self) -> list[dict[str, object]]:
+        return [body for sid, body in self.fake.synthetic_requests if sid == SID]
+
+    def seen(self, check: Callable[[SessionActivity], object]) -> Callable[[], bool]:
+        """A condition on the tracker's record of the session (false while it has none)."""
+
+        def condition() -> bool:
+            session = self.runtime.tracker.sessions.get(SID)
+            return session is not None and bool(check(session))
+
+        return condition
+
+
+async def until(check: Callable[[], object], timeout: float = 5.0) -> None:
+    """Wait (real time) until the runtime has caught up with the HTTP side."""
+    deadline = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > deadline:
+            raise AssertionError("condition not reached in time")
+        await asyncio.sleep(0.01)
+
+
+async def settle(world: World) -> None:
+    """Let in-flight HTTP (a nudge POST, its events) finish."""
+    await asyncio.sleep(0.1)
+    await world.runtime.settled()
+    await asyncio.sleep(0.05)
+
+
+@pytest.fixture
+async def world(tmp_path: Path) -> AsyncIterator[World]:
+    project = tmp_path / "project"
+    project.mkdir()
+    fake = FakeV2Server()
+    await fake.start()
+    fake.add_session(SID, str(project), title="build the thing")
+    clock = FakeClock(start=time.time())
+    store = Store(tmp_path / "state" / "state.db")
+
+    async def connect() -> Host:
+        http = HostHttp(fake.url, password=fake.password)
+        return OpenCodeV2Host(http, backoff=Backoff(initial=0.02, cap=0.1), shell_poll_s=0.05)
+
+    runtime = Runtime(connect, store, SupervisorSettings(), clock, Plan(str(project)))
+    runtime.start()
+    await until(lambda: runtime.connected)
+    yield World(fake, runtime, clock, store, project)
+    await runtime.stop()
+    await fake.stop()
+
+
+async def finished_turn(world: World, **turn: object) -> None:
+    """Run one turn on the host and wait until the runtime has seen it end."""
+    await world.fake.run_turn(SID, **turn)  # type: ignore[arg-type]
+    await until(world.seen(lambda s: s.busy is None and s.last_outcome))
+
+
+async def test_idle_nudge_from_markdown_with_a_visible_description(world: World) -> None:
+    await finished_turn(world)
+    world.clock.advance(SETTLE_S - 1)
+    await settle(world)
+    assert world.nudges == []  # still settling
+    world.clock.advance(1.5)
+    await until(lambda: world.nudges)
+    await settle(world)
+    [nudge] = world.nudges
+    assert str(nudge["description"]).strip()
+    text = str(nudge["text"])
+    assert "PLAN.md:3" in text and "PLAN.md:4" in text and "PLAN.md:2" not in text
+    status = world.runtime.status()
+    assert status["host"]["kind"] == "opencode-v2" and status["host"]["version"] == "2.0.17"
+    assert status["host"]["connected"] is True
+
+
+async def test_user_interrupt_pauses_until_the_user_writes(world: World) -> None:
+    await finished_turn(world, outcome="interrupted", reason="user")
+    world.clock.advance(10 * 60)
+    await settle(world)
+    assert world.nudges == []
+    assert world.store.pauses()[SID].reason == "interrupt"
+    [session] = world.runtime.session_statuses()
+    assert session["state"] == "paused"
+    # A real prompt lifts the pause (it starts a new episode).
+    world.fake.user_prompt(SID, "ok, carry on")
+    await until(lambda: SID not in world.store.pauses())
+
+
+async def test_shutdown_interrupt_is_not_a_user_interrupt(world: World) -> None:
+    world.fake.emit("session.execution.started", {"sessionID": SID})
+    await until(world.seen(lambda s: s.busy))
+    world.fake.emit("session.execution.interrupted", {"sessionID": SID, "reason": "shutdown"})
+    await world.fake.stop()
+    world.fake.set_active(SID)  # the claim survived: the turn resumes on the next start
+    await until(lambda: not world.runtime.connected)
+    world.clock.advance(SETTLE_S * 2)
+    await settle(world)
+    assert SID not in world.store.pauses()
+    assert world.nudges == []
+    await world.fake.start()
+    await until(lambda: world.runtime.connected)
+    await finished_turn(world)
+    world.clock.advance(SETTLE_S + 1)
+    await until(lambda: world.nudges)
+    assert len(world.nudges) == 1
+
+
+async def test_a_background_shell_keeps_the_session_working(world: World) -> None:
+    shell = world.fake.start_shell(SID, world.project / "build.out", "npm run build")
+    await finished_turn(world)
+    world.clock.advance(SETTLE_S * 4)
+    await settle(world)
+    assert world.nudges == []
+    [session] = world.runtime.session_statuses()
+    assert session["state"] == "working"
+    world.fake.end_shell(shell)
+    await until(world.seen(lambda s: not s.shells))
+    world.clock.advance(SETTLE_S + 1)
+    await until(lambda: world.nudges)
+    assert len(world.nudges) == 1
+
+
+async def test_lossy_stream_gives_exactly_one_nudge(world: World) -> None:
+    world.fake.emit("session.execution.started", {"sessionID": SID})
+    world.fake.set_active(SID)
+    await until(world.seen(lambda s: s.busy))
+    # The stream drops; the turn ends while we are away (its end event is lost).
+    world.fake.drop_streams()
+    world.fake.active.clear()
+    await until(lambda: world.fake.streams_opened == 2 and world.runtime.connected)
+    await until(world.seen(lambda s: not s.in_flight))
+    world.clock.advance(SupervisorSettings().stall_minutes * 60 + 1)
+    await until(lambda: world.nudges)
+    # More drops and resyncs right after: they must not produce a second nudge.
+    for n in (3, 4):
+        world.fake.drop_streams()
+        await until(lambda n=n: world.fake.streams_opened == n and world.runtime.connected)  # type: ignore[misc]
+        world.clock.advance(SETTLE_S + 1)
+        await settle(world)
+    assert len(world.nudges) == 1
