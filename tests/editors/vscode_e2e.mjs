@@ -20,6 +20,8 @@ const url = env("CODE_SERVER_URL");
 const workspace = env("WORKSPACE");
 const artifacts = env("ARTIFACTS");
 const expect = process.env.EXPECT ?? "working";
+// PLAN.md as the test wrote it, before any edit.
+const PLAN = readFileSync(path.join(workspace, "PLAN.md"), "utf8");
 const { chromium } = createRequire(path.join(env("PLAYWRIGHT_DIR"), "noop.js"))("playwright-core");
 
 const started = Date.now();
@@ -85,6 +87,11 @@ try {
       (t) => /Plan — café.*2\/5 done/.test(t) && /ship it.*1\/2 done/.test(t));
     step("inlay hints", { heading: lines.match(/Plan — café.*/)[0] });
 
+    // Code lens on the first line: progress, the supervisor's state and its commands.
+    const lens = await waitFor("the code lens", () => page.locator(".monaco-editor .codelens-decoration").first().innerText(),
+      (t) => t.includes("3/5 open") && t.includes("Nudge now"));
+    step("code lens", { text: lens });
+
     // Problems panel: one entry per open item, from source todo-ls.
     await page.keyboard.press("Control+Shift+M");
     const problems = page.locator(".markers-panel");
@@ -105,16 +112,43 @@ try {
     await waitFor("the heading hint update", () => editorLines.innerText(), (t) => /Plan — café.*3\/5 done/.test(t));
     step("quick fix applied", { text: after.match(/📋 [^\n]*open[^\n]*/)[0] });
 
-    // Save, and the file on disk has exactly that marker changed.
+    // The status bar item's tooltip lists each subscribed file.
+    const item = statusBar.locator(".statusbar-item", { hasText: "📋" });
+    await item.hover();
+    const hover = page.locator(".workbench-hover, .monaco-hover").filter({ hasText: "PLAN.md 2/5 open" }).first();
+    await hover.waitFor({ timeout: TIMEOUT });
+    step("tooltip", { text: plain(await hover.innerText()).split("\n").filter(Boolean), screenshot: await shot("4-tooltip") });
+
+    // A click on it lists the open items (todoLs.list); picking one jumps to its line.
+    await item.click();
+    const row = page.locator(".quick-input-list .monaco-list-row", { hasText: "tag the release" });
+    await row.waitFor({ timeout: TIMEOUT });
+    const picks = await page.locator(".quick-input-list .monaco-list-row").allInnerTexts();
+    step("open items quick pick", { rows: picks.map((r) => plain(r).replace(/\n/g, " ")), screenshot: await shot("5-open-items") });
+    await row.click();
+    await waitFor("the cursor on line 6", () => statusBar.innerText(), (t) => t.includes("Ln 6, Col 1"));
+    step("jumped to PLAN.md:6");
+
+    // The palette command toggles the item on the cursor line.
+    await page.keyboard.press("Control+Shift+P");
+    await page.locator(".quick-input-widget input").fill(">todo-ls: Toggle the item on this line");
+    await page.locator(".quick-input-list .monaco-list-row", { hasText: "Toggle the item on this line" }).first().waitFor({ timeout: TIMEOUT });
+    await page.keyboard.press("Enter");
+    await waitFor("the toggled line", () => editorLines.innerText(), (t) => t.includes("- [x] tag the release") && /ship it.*2\/2 done/.test(t));
+    const toggled = await waitFor("the count after toggling", () => statusBar.innerText(), (t) => /📋 [█░]+ 1\/5 open/.test(t));
+    step("palette toggle", { text: toggled.match(/📋 [^\n]*open[^\n]*/)[0] });
+
+    // Save: the file on disk has exactly those two markers changed.
     await page.keyboard.press("Control+S");
+    const expected = PLAN.replace("- [ ] write the intro", "- [x] write the intro").replace("- [ ] tag the release", "- [x] tag the release");
     const onDisk = await waitFor("the saved file", async () => readFileSync(path.join(workspace, "PLAN.md"), "utf8"),
-      (t) => t.includes("- [x] write the intro ✓"));
-    step("saved", { lines: onDisk.split("\n").length, screenshot: await shot("4-after-quick-fix") });
+      (t) => t === expected);
+    step("saved", { lines: onDisk.split("\n").length, screenshot: await shot("6-saved") });
   }
 } catch (error) {
   failed = true;
   console.log(JSON.stringify({ error: String(error?.stack ?? error), ms: Date.now() - started }));
-  await shot("failure").then((f) => console.log(JSON.stringify({ screenshot: f }))).catch(() => {});
+  await shot(`failure-${expect}`).then((f) => console.log(JSON.stringify({ screenshot: f }))).catch(() => {});
 } finally {
   await browser.close();
 }
