@@ -63,7 +63,7 @@ cd "$ROOT/editors/vscode"
 VSIX=todo-ls.vsix
 if [ ! -d node_modules ] || [ package.json -nt node_modules ] || [ package-lock.json -nt node_modules ]; then
   log "npm install (editors/vscode)"
-  npm install --no-audit --no-fund --allow-scripts=esbuild,@vscode/vsce-sign >"$CACHE/logs/vscode-npm.log" 2>&1 ||
+  npm install --no-audit --no-fund >"$CACHE/logs/vscode-npm.log" 2>&1 ||
     { tail -30 "$CACHE/logs/vscode-npm.log" >&2; exit 1; }
   touch node_modules
 fi
