@@ -17,7 +17,7 @@ from typing import Any
 import httpx
 
 from todo_ls.config import SupervisorSettings
-from todo_ls.hosts import opencode_v1
+from todo_ls.hosts import opencode_v1, opencode_v2
 from todo_ls.hosts.base import Host, HostError
 from todo_ls.hosts.http import DEFAULT_USERNAME, HostHttp
 
@@ -37,6 +37,7 @@ class Probe:
     ]  # ... and read the version from its JSON body (None: not it)
     password_env: str  # default env var of the password for this host line
     build: Callable[[HostHttp, str, Sequence[str]], Host]  # (http, version, directories)
+    legacy_password_env: str | None = None  # read when `password_env` is unset (2.x: the 1.x name)
 
 
 def _v1_version(body: Any) -> str | None:
@@ -50,7 +51,27 @@ def _v1_build(http: HostHttp, version: str, directories: Sequence[str]) -> Host:
     return opencode_v1.OpencodeV1Host(http, version=version, directories=directories)
 
 
+def _v2_build(http: HostHttp, version: str, directories: Sequence[str]) -> Host:
+    # The 2.x stream is unfiltered (all locations): the supervisor scopes sessions itself.
+    return opencode_v2.OpenCodeV2Host(http, version=version)
+
+
+def _v2_probe(path: str) -> Probe:
+    # 2.x `serve` reads OPENCODE_PASSWORD, and still the 1.x name as its legacy fallback.
+    return Probe(
+        "opencode-v2",
+        path,
+        opencode_v2.version_of,
+        opencode_v2.PASSWORD_ENV,
+        _v2_build,
+        legacy_password_env=opencode_v1.PASSWORD_ENV,
+    )
+
+
 PROBES: list[Probe] = [
+    # 2.x first: OpenCode 1.18 answers these with HTML / `{"healthy": true}`, which is no 2.x.
+    _v2_probe("/api/info"),
+    _v2_probe("/api/health"),
     Probe("opencode-v1", "/global/health", _v1_version, opencode_v1.PASSWORD_ENV, _v1_build),
 ]
 
@@ -69,14 +90,24 @@ async def connect_host(
     probes = [p for p in PROBES if settings.host in ("auto", p.kind)]
     if not probes:
         raise HostError("protocol", f"supervisor.host {settings.host!r} is not supported")
+    if settings.host in ("auto", "opencode-v2"):
+        # The 2.x managed service registers itself; its file is the discovery contract.
+        registered = await opencode_v2.from_registration(env, url=settings.url, transport=transport)
+        if registered is not None:
+            return registered
     errors: list[HostError] = []
     for probe in probes:
         env_name = settings.password_env or probe.password_env
+        password = env.get(env_name)
+        hint = f"check the password in ${env_name}"
+        if not settings.password_env and probe.legacy_password_env:
+            password = password or env.get(probe.legacy_password_env)
+            hint += f" or ${probe.legacy_password_env}"
         http = HostHttp(
             url,
-            password=env.get(env_name) or None,
+            password=password or None,
             username=env.get(opencode_v1.USERNAME_ENV) or DEFAULT_USERNAME,
-            auth_hint=f"check the password in ${env_name}",
+            auth_hint=hint,
             transport=transport,
         )
         try:

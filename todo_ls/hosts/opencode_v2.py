@@ -26,7 +26,10 @@ import logging
 import os
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal
+
+import httpx
 
 from todo_ls.hosts.base import Capability, HostError, HostInfo
 from todo_ls.hosts.http import Backoff, HostHttp, reconnect_forever
@@ -35,6 +38,7 @@ from todo_ls.supervisor import events as ev
 log = logging.getLogger(__name__)
 
 KIND: Literal["opencode-v2"] = "opencode-v2"
+PASSWORD_ENV = "OPENCODE_PASSWORD"  # `opencode serve` in the foreground; the service: service.json
 CAPABILITIES = frozenset(
     {Capability.EVENTS, Capability.SESSION_INFO, Capability.BUSY_SNAPSHOT, Capability.NUDGE}
 )
@@ -388,6 +392,12 @@ def judge_identity(body: Any) -> Identity | None:
     return None
 
 
+def version_of(body: Any) -> str | None:
+    """The version in a 2.x identity body (for discovery's probes), None when it is not one."""
+    found = judge_identity(body)
+    return found.version if found else None
+
+
 async def identify(http: HostHttp) -> Identity | None:
     """Probe `/api/info`, then `/api/health`; None when neither identifies a 2.x server.
 
@@ -405,6 +415,86 @@ async def identify(http: HostHttp) -> Identity | None:
         if found is not None:
             return found
     return None
+
+
+# --- discovery: the registration file ------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Registration:
+    """`$XDG_STATE_HOME/opencode/service.json`, written by the managed 2.x service."""
+
+    path: Path
+    url: str
+    pid: int | None
+    password: str | None
+
+
+def registration_path(env: Mapping[str, str]) -> Path:
+    """`$XDG_STATE_HOME/opencode/service.json`, default `~/.local/state/opencode/service.json`."""
+    state = env.get("XDG_STATE_HOME")
+    if state:
+        return Path(state) / "opencode" / "service.json"
+    home = env.get("HOME")
+    return (Path(home) if home else Path.home()) / ".local" / "state" / "opencode" / "service.json"
+
+
+def read_registration(env: Mapping[str, str]) -> Registration | None:
+    """The registration file, or None when it is missing or not usable (logged)."""
+    path = registration_path(env)
+    try:
+        body = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as exc:
+        log.warning("opencode-v2: cannot read %s: %s", path, type(exc).__name__)
+        return None
+    url = body.get("url") if isinstance(body, dict) else None
+    if not isinstance(url, str) or not url.startswith(("http://", "https://")):
+        log.warning("opencode-v2: %s has no usable url", path)
+        return None
+    pid, password = body.get("pid"), body.get("password")
+    return Registration(
+        path,
+        url,
+        pid if isinstance(pid, int) and not isinstance(pid, bool) else None,
+        password if isinstance(password, str) and password else None,
+    )
+
+
+async def from_registration(
+    env: Mapping[str, str],
+    *,
+    url: str | None = None,
+    transport: httpx.AsyncBaseTransport | None = None,
+) -> OpenCodeV2Host | None:
+    """The adapter for the registered 2.x service, confirmed by `GET /api/info` (or
+    `/api/health`) with the registered password and pid. None when there is no registration,
+    it names another URL than `url` (when given), or it is stale (nothing answers there, or
+    another process does). A 401 with the registered password raises `unauthorized`."""
+    found = read_registration(env)
+    if found is None or (url is not None and url.rstrip("/") != found.url.rstrip("/")):
+        return None
+    http = HostHttp(
+        found.url,
+        password=found.password,
+        auth_hint=f"the password in {found.path} was refused",
+        transport=transport,
+    )
+    try:
+        identity = await identify(http)
+    except HostError as exc:
+        await http.aclose()
+        if exc.kind == "unauthorized":
+            raise
+        log.info("opencode-v2: %s is stale: %s", found.path, exc)
+        return None
+    if identity is None or (found.pid is not None and identity.pid != found.pid):
+        await http.aclose()
+        log.info("opencode-v2: %s names a server that is not (or no longer) it", found.path)
+        return None
+    log.info("found opencode-v2 %s at %s (from %s)", identity.version, found.url, found.path)
+    return OpenCodeV2Host(http, version=identity.version)
 
 
 # --- the adapter ---------------------------------------------------------------------------
