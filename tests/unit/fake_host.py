@@ -32,6 +32,7 @@ class FakeHost:
         self._capabilities = capabilities
         self._queue: asyncio.Queue[ev.HostEvent | Exception] = asyncio.Queue()
         self._waiting = False
+        self._watching = False
         self.sent: list[Sent] = []
         self.toasts: list[tuple[str, str, str]] = []
         self.busy: dict[str, ev.BusyKind] = {}
@@ -55,19 +56,23 @@ class FakeHost:
     async def drained(self) -> None:
         """Wait until the consumer has handled everything emitted so far."""
         for _ in range(10_000):
-            if self._queue.empty() and self._waiting:
+            if self._queue.empty() and (self._waiting or not self._watching):
                 return
             await asyncio.sleep(0)
         raise AssertionError("the runtime did not consume the host's events")
 
     async def watch(self) -> AsyncIterator[ev.HostEvent]:
-        while True:
-            self._waiting = True
-            item = await self._queue.get()
-            self._waiting = False
-            if isinstance(item, Exception):
-                raise item
-            yield item
+        self._watching = True
+        try:
+            while True:
+                self._waiting = True
+                item = await self._queue.get()
+                self._waiting = False
+                if isinstance(item, Exception):
+                    raise item
+                yield item
+        finally:
+            self._watching = self._waiting = False
 
     async def session(self, session_id: str) -> ev.SessionInfo | None:
         return self.sessions.get(session_id)

@@ -390,6 +390,7 @@ class Runtime:
             log.info("supervisor: %s: another todo-ls process holds the nudge", session_id)
             return "another todo-ls process is nudging this session"
         sent = False
+        sent_at = now
         try:
             why = await self._still_due(host, session_id, manual)
             if why is not None:
@@ -403,12 +404,15 @@ class Runtime:
                 view.quiet_sources,
                 self.settings.stall_minutes,
             )
+            # Recorded as sent when the request left: the agent may react (and finish a
+            # whole turn) before the host answers, and that is activity after the nudge.
+            sent_at = self._clock.now()
             await host.nudge(session_id, text, f"todo-ls {kind} nudge #{claim.number}")
             sent = True
         except HostError as err:
             return self._delivery_failed(session_id, err)
         finally:
-            self._store.settle_claim(claim.claim_id, sent, self._clock.now())
+            self._store.settle_claim(claim.claim_id, sent, sent_at if sent else self._clock.now())
         self._hold.pop(session_id, None)
         first = headline(
             kind,
