@@ -11,11 +11,12 @@ import random
 import sys
 
 STATE_MARKERS = (" ", " ", " ", "/", "?", "x", "X", "~", "-")
-WORDS = (
-    "parse render index cache token editor status nudge session server client hint lens "
-    "diagnostic marker heading section report budget latency stream event retry backoff "
-    "pause resume subscribe file watcher store ledger claim schema migrate verify ship é 漢字"
-).split()
+WORDS = [
+    *("parse", "render", "index", "cache", "token", "editor", "status", "nudge", "session"),
+    *("server", "client", "hint", "lens", "diagnostic", "marker", "heading", "section"),
+    *("report", "budget", "latency", "stream", "event", "retry", "backoff", "pause", "resume"),
+    *("subscribe", "file", "watcher", "store", "ledger", "claim", "schema", "verify", "é", "漢字"),
+]
 
 
 def _words(rng: random.Random, low: int, high: int) -> str:
@@ -55,8 +56,8 @@ def _section(rng: random.Random, n: int, budget: int) -> tuple[list[str], int]:
         out.append("")
         items += 1
     elif kind < 0.55:
-        out += ["    - [ ] not an item: indented code", "", "<details>", "- [ ] html", "</details>"]
-        out += [""]
+        out += [_words(rng, 8, 20), "", "    - [ ] not an item: indented code", ""]
+        out += ["<details>", "- [ ] not an item: html", "</details>", ""]
     elif kind < 0.65:
         out += [f"{_words(rng, 2, 5)}", "---------", ""]
     else:

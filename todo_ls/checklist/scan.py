@@ -105,6 +105,32 @@ def _html_start(rest: str, interrupting: bool) -> tuple[bool, re.Pattern[str] | 
     return False, None
 
 
+def _lazy_break(stack: list[list[int]], matched: int, ex: str, ns: int, pos: int) -> bool:
+    """Whether markdown-it-py ends a paragraph at a lazy line indented 4+ past `pos`.
+
+    CommonMark makes such a line paragraph continuation text. markdown-it-py checks its
+    paragraph terminators against the indentation of the paragraph's own list item instead, so
+    a block start there ends the paragraph (and the line becomes indented code outside).
+    """
+    unmatched = stack[matched:]
+    if any(cont[0] == _QUOTE for cont in unmatched):
+        return False
+    item_col = pos + sum(cont[1] for cont in unmatched)  # markdown-it's blkIndent
+    list_col = item_col - stack[-1][1]  # its listIndent
+    ch = ex[ns]
+    if ch in "*-+" or "0" <= ch <= "9":
+        if _LIST_MARKER.match(ex, ns) and ns - list_col < 4:
+            return True
+        return ch in "*-" and _THEMATIC_BREAK.match(ex, ns) is not None
+    if ch in "`~":
+        return _FENCE_OPEN.match(ex, ns) is not None
+    if ch == "#":
+        return _ATX.match(ex, ns) is not None
+    if ch == "<":
+        return _html_start(ex[ns:], True)[0]
+    return ch == ">" or (ch == "_" and _THEMATIC_BREAK.match(ex, ns) is not None)
+
+
 def _close(stack: list[list[int]], keep: int, items: list[RawListItem], line: int) -> None:
     """Close the containers above the first `keep`; list items end before `line`."""
     while len(stack) > keep:
@@ -187,7 +213,9 @@ def scan(text: str, registry: StateRegistry | None = None) -> Checklist:
             kind = _NONE  # what starts here: a container, a leaf, or nothing
             if indent >= 4:
                 if leaf == _PARA:
-                    break  # paragraph continuation text (maybe lazy)
+                    if all_matched or not _lazy_break(stack, matched, ex, ns, pos):
+                        break  # paragraph continuation text (maybe lazy)
+                    leaf = _NONE
                 kind = _CODE
             else:
                 ch = ex[ns]
