@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shlex
 import shutil
 import subprocess
 import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -89,23 +92,34 @@ def plugin_copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return target
 
 
-def run_scenario(
-    scenario: str, tmp_path: Path, plugin: Path, server: list[str] = SERVER
-) -> NvimRun:
+def make_workspace(tmp_path: Path) -> Path:
+    """A git project with PLAN.md (subscribed by the tests' settings) and NOTES.md."""
     workspace = tmp_path / "project"
     (workspace / ".git").mkdir(parents=True)
     (workspace / "PLAN.md").write_text(PLAN, encoding="utf-8")
     (workspace / "NOTES.md").write_text(NOTES, encoding="utf-8")
+    return workspace
+
+
+def private_env(tmp_path: Path) -> dict[str, str]:
+    """Neovim's and todo-ls's state, config and logs inside the test's folder."""
+    env = {**os.environ, "TODO_LS_STATE_DIR": str(tmp_path / "todo-ls-state")}
+    for kind in ("CONFIG", "DATA", "STATE", "CACHE"):
+        env[f"XDG_{kind}_HOME"] = str(tmp_path / "xdg" / kind.lower())
+    return env
+
+
+def run_scenario(
+    scenario: str, tmp_path: Path, plugin: Path, server: list[str] = SERVER
+) -> NvimRun:
+    workspace = make_workspace(tmp_path)
     result_file = tmp_path / "result.json"
     env = {
-        **os.environ,
+        **private_env(tmp_path),
         "TODO_LS_TEST_PLUGIN": str(plugin),
         "TODO_LS_TEST_CMD": json.dumps(server),
         "TODO_LS_TEST_RESULT": str(result_file),
-        "TODO_LS_STATE_DIR": str(tmp_path / "todo-ls-state"),
     }
-    for kind in ("CONFIG", "DATA", "STATE", "CACHE"):
-        env[f"XDG_{kind}_HOME"] = str(tmp_path / "xdg" / kind.lower())
     proc = subprocess.run(
         [_nvim(), "--headless", "--clean", "-l", str(plugin / "tests" / "run.lua"), scenario],
         cwd=workspace,
@@ -259,3 +273,79 @@ def test_a_broken_server_fails_the_run(tmp_path: Path, plugin_copy: Path) -> Non
     lines = run.data["before_attach"]
     assert any("ERROR" in line and "--version" in line for line in lines), lines
     assert any("ERROR server does not start" in line for line in lines), lines
+
+
+TUI_INIT = """\
+vim.opt.runtimepath:prepend(vim.env.TODO_LS_TEST_PLUGIN)
+vim.cmd.runtime('plugin/todo_ls.lua')
+vim.o.laststatus = 2
+vim.o.statusline = "%f %m%=%{v:lua.require'todo_ls'.statusline()} "
+vim.diagnostic.config({ virtual_text = true })
+require('todo_ls').setup({
+  cmd = vim.json.decode(vim.env.TODO_LS_TEST_CMD),
+  settings = { todoLs = { markdownFiles = { 'PLAN.md' } } },
+  inlay_hints = true,
+})
+"""
+ARTIFACTS = PLUGIN.parents[1] / "test-artifacts" / "nvim"
+
+
+class Tmux:
+    """A private tmux server showing one Neovim TUI."""
+
+    def __init__(self, tmp_path: Path, env: dict[str, str]) -> None:
+        tmux = shutil.which("tmux")
+        assert tmux, "tmux not found: scripts/setup-nvim.sh installs it"
+        self.base = [tmux, "-S", str(tmp_path / "tmux.sock")]
+        self.env = env
+
+    def __call__(self, *args: str) -> str:
+        return subprocess.run(
+            [*self.base, *args], env=self.env, capture_output=True, text=True, check=True
+        ).stdout
+
+    def screen(self) -> str:
+        return self("capture-pane", "-p", "-t", "0")
+
+    def wait_for(self, text: str, timeout_s: float = 15) -> str:
+        deadline = time.monotonic() + timeout_s
+        screen = ""
+        while time.monotonic() < deadline:
+            screen = self.screen()
+            if text in screen:
+                return screen
+            time.sleep(0.05)  # polling the terminal: it has no event to wait on
+        raise AssertionError(f"{text!r} never appeared on screen:\n{screen}")
+
+
+def test_tui_shows_the_status_and_applies_a_code_action(tmp_path: Path, plugin_copy: Path) -> None:
+    workspace = make_workspace(tmp_path)
+    init = tmp_path / "init.lua"
+    init.write_text(TUI_INIT, encoding="utf-8")
+    env = {
+        **private_env(tmp_path),
+        "TODO_LS_TEST_PLUGIN": str(plugin_copy),
+        "TODO_LS_TEST_CMD": json.dumps(SERVER),
+    }
+    tmux = Tmux(tmp_path, env)
+    command = shlex.join([_nvim(), "-u", str(init), "PLAN.md"])
+    tmux("new-session", "-d", "-x", "100", "-y", "14", "-c", str(workspace), command)
+    try:
+        before = tmux.wait_for("2/5 open")
+        assert "Open: write the parser" in tmux.wait_for("Open: write the parser")
+        assert "1/1 done" in tmux.wait_for("1/1 done")  # inlay hint after the parent item
+        before = tmux.screen()
+        tmux("send-keys", "-t", "0", "5G")
+        tmux("send-keys", "-t", "0", "gra")  # Neovim 0.11's default code-action map
+        menu = tmux.wait_for("Mark done")
+        choice = re.search(r"^(\d+): Mark done$", menu, re.MULTILINE)
+        assert choice, menu
+        tmux("send-keys", "-t", "0", choice.group(1), "Enter")
+        after = tmux.wait_for("1/5 open")
+        assert "- [x] write the parser" in after, after
+        assert "Open: write the parser" not in after
+    finally:
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        (ARTIFACTS / "tui.txt").write_text(tmux.screen(), encoding="utf-8")
+        tmux("kill-server")
+    (ARTIFACTS / "tui-before.txt").write_text(before, encoding="utf-8")

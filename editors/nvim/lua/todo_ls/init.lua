@@ -34,6 +34,8 @@ local statuses = {}
 local subscribed = {}
 ---@type integer? the client that sent the most recent status
 local latest
+---@type table<integer, integer> buffer -> client id, for inlay hints waiting for the first status
+local hints_pending = {}
 
 local function notify(msg, level)
   vim.notify('todo-ls: ' .. msg, level or vim.log.levels.INFO, { title = 'todo-ls' })
@@ -118,6 +120,14 @@ function M._on_status(client_id, payload)
     repull_diagnostics(client)
   end
   subscribed[client_id] = files
+  for bufnr, pending_client in pairs(hints_pending) do
+    if payload and pending_client == client_id then
+      hints_pending[bufnr] = nil
+      if vim.api.nvim_buf_is_valid(bufnr) then
+        vim.lsp.inlay_hint.enable(true, { bufnr = bufnr })
+      end
+    end
+  end
   if payload then
     latest = client_id
   elseif latest == client_id then
@@ -434,7 +444,15 @@ function M.setup(opts)
         return
       end
       if M.options.inlay_hints and vim.lsp.inlay_hint then
-        vim.lsp.inlay_hint.enable(true, { bufnr = ev.buf })
+        -- Hints asked for before the server has read its settings come back empty, and Neovim
+        -- 0.11 may then keep showing that empty answer after the server's refresh (a redraw
+        -- between the refresh and its response marks the lines done). The first status means
+        -- the server is ready.
+        if statuses[client.id] then
+          vim.lsp.inlay_hint.enable(true, { bufnr = ev.buf })
+        else
+          hints_pending[ev.buf] = client.id
+        end
       end
       for lhs, subcommand in pairs(M.options.keymaps) do
         vim.keymap.set('n', lhs, '<Cmd>TodoLs ' .. subcommand .. '<CR>', { buffer = ev.buf, desc = 'todo-ls: ' .. subcommand })
