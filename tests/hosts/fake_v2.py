@@ -93,7 +93,6 @@ class FakeV2Server:
         self._seq: dict[str, int] = {}
         self._ids = itertools.count(1)
         self._tasks: set[asyncio.Task[None]] = set()
-        self._stream_event = asyncio.Event()
 
     # --- lifecycle ----------------------------------------------------------------------
 
@@ -217,20 +216,6 @@ class FakeV2Server:
         """Streams open now stay open but never send another byte (a half-dead connection)."""
         for sub in self._subscribers:
             sub.silent = True
-
-    @property
-    def subscriber_count(self) -> int:
-        return len(self._subscribers)
-
-    async def wait_streams(self, opened: int, timeout: float = 5.0) -> None:
-        """Wait until `opened` event streams have been opened since start (in total)."""
-
-        async def until() -> None:
-            while self.streams_opened < opened:
-                self._stream_event.clear()
-                await self._stream_event.wait()
-
-        await asyncio.wait_for(until(), timeout)
 
     def start_shell(
         self, session_id: str, capture_file: Path, command: str = "sleep 60", *, cwd: str = "/"
@@ -510,7 +495,6 @@ class FakeV2Server:
         await writer.drain()
         self._subscribers.append(sub)
         self.streams_opened += 1
-        self._stream_event.set()
         try:
             while not (writer.transport.is_closing() or reader.at_eof()):
                 try:

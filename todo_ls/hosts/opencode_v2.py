@@ -126,6 +126,11 @@ def _dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
+def _attempt(value: Any) -> int:
+    # A wire value of any other type (text, a float like inf, null) must not break the stream.
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
 def _session_info(session_id: str, data: Json) -> ev.SessionInfo:
     """From the flat `session.created` data or a `Session.Info` (or a v1-like `info`)."""
     location = _dict(data.get("location"))
@@ -208,7 +213,7 @@ def normalize(envelope: Json, memory: WireMemory | None = None) -> list[ev.Sessi
         at = data.get("at")
         message = _str(_dict(data.get("error")).get("message")) or ""
         next_at = at / 1000 if isinstance(at, (int, float)) else None
-        return [ev.Retrying(sid, int(data.get("attempt") or 0), next_at, message)]
+        return [ev.Retrying(sid, _attempt(data.get("attempt")), next_at, message)]
     if kind in ("session.shell.started", "session.shell.ended"):
         shell = _dict(data.get("shell"))
         shell_id = _str(shell.get("id"))
@@ -227,8 +232,6 @@ def normalize(envelope: Json, memory: WireMemory | None = None) -> list[ev.Sessi
         return [ev.PermissionReplied(sid, request_id, reply)]
     if kind == "session.status":
         return _status(sid, _dict(data.get("status")))
-    if kind == "session.idle":
-        return [ev.TurnEnded(sid, "idle")]
     if kind in _ALIVE:
         return [ev.Activity(sid)]
     return []
@@ -356,12 +359,15 @@ def _asked_what(kind: str, data: Json) -> str:
 
 
 def _status(sid: str, status: Json) -> list[ev.SessionEvent]:
-    """The optional `session.status` of some builds: an extra signal, never the only one."""
+    """The optional `session.status` of some builds: an extra signal, never the authority.
+
+    `session.execution.*` decides busy and idle. `busy` only shows life, and `idle` (like the
+    deprecated `session.idle`) is ignored: after a `shutdown` interrupt it would end a turn the
+    host is going to resume. `retry` carries when the provider is tried again.
+    """
     state = status.get("type")
     if state == "busy":
-        return [ev.TurnStarted(sid)]
-    if state == "idle":
-        return [ev.TurnEnded(sid, "idle")]
+        return [ev.Activity(sid)]
     if state == "retry":
         nxt = status.get("next")
         next_at = nxt / 1000 if isinstance(nxt, (int, float)) else None
