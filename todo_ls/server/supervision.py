@@ -1,45 +1,202 @@
 """The bridge between the language server and the supervisor runtime.
 
-CONTRACT STUB — until the supervisor lands, every supervisor command answers that the
-supervisor is not running. The server calls only these methods.
+The server calls only the methods of `Supervision`. What this module reads from the server
+object `ls` (kept to this small surface on purpose):
+
+- `ls.settings` (`config.Settings`): `supervisor.*` and `state_dir`;
+- `ls.workspace_index` (`workspace.WorkspaceIndex`): folders and subscribed files;
+- `ls.store` (`store.Store | None`): the shared store; without one the supervisor opens its own
+  (the store falls back to memory by itself when its directory cannot be used);
+- `ls.status_changed()`: republish `todoLs/status` (the default `on_change`);
+- `ls.window_show_message(...)`: tell the user about a nudge where the host shows no toast.
+
+No pygls import here: messages go through the server object the bridge is given.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import logging
+import os
+from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any
+
+from lsprotocol import types
+
+from todo_ls.config import SupervisorSettings
+from todo_ls.hosts.base import Host
+from todo_ls.store import Store
+from todo_ls.supervisor.clock import Clock, SystemClock
+from todo_ls.supervisor.runtime import IndexWorkspace, Runtime
+
+log = logging.getLogger(__name__)
+
+NOT_RUNNING = "supervisor not running"
 
 
 class Supervision:
     """Owned by the language server; starts and stops the supervisor runtime."""
 
-    def __init__(self, ls: Any) -> None:
+    def __init__(
+        self,
+        ls: Any,
+        on_change: Callable[[], None] | None = None,
+        *,
+        connect: Callable[[SupervisorSettings, list[str]], Awaitable[Host]] | None = None,
+        clock: Clock | None = None,
+    ) -> None:
+        """`connect` and `clock` are for tests (default: host discovery and real time)."""
         self._ls = ls
+        self._on_change = on_change
+        self._connect = connect or _discover
+        self._clock = clock or SystemClock()
+        self._runtime: Runtime | None = None
+        self._own_store: Store | None = None
+        self._started = False
+        self._restart: asyncio.Task[None] | None = None
+
+    # --- lifecycle --------------------------------------------------------------------------
 
     def start(self) -> None:
         """Called from `initialized` (after settings are loaded): start background tasks."""
+        self._started = True
+        settings = self._ls.settings.supervisor
+        if not settings.enabled or self._runtime is not None:
+            self._changed()
+            return
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            log.warning("supervisor: no event loop; not started")
+            return
+        store = self._store()
+        workspace = IndexWorkspace(self._ls.workspace_index)
+
+        async def connect() -> Host:
+            return await self._connect(settings, list(workspace.folders()))
+
+        self._runtime = Runtime(
+            connect,
+            store,
+            settings,
+            self._clock,
+            workspace,
+            on_change=self._changed,
+            on_user_message=self._tell_user,
+        )
+        self._runtime.start()
+        log.info("supervisor started (host %s, scope %s)", settings.host, settings.scope)
+        self._changed()
 
     async def stop(self) -> None:
         """Called from `shutdown`: cancel background tasks, close HTTP clients."""
+        self._started = False
+        await self._stop_runtime()
+
+    async def _stop_runtime(self) -> None:
+        runtime, self._runtime = self._runtime, None
+        if runtime is not None:
+            await runtime.stop()
+        if self._own_store is not None:
+            self._own_store.close()
+            self._own_store = None
 
     def settings_changed(self) -> None:
-        """Settings were re-read."""
+        """Settings were re-read: restart the runtime when `supervisor.*` or the store moved."""
+        if not self._started:
+            return
+        runtime = self._runtime
+        wanted = self._ls.settings.supervisor
+        if runtime is not None and runtime.settings == wanted and self._store_unchanged():
+            return
+        if runtime is None and not wanted.enabled:
+            return
+
+        async def restart() -> None:
+            await self._stop_runtime()
+            if self._started:
+                self.start()
+            self._changed()
+
+        with contextlib.suppress(RuntimeError):  # no loop: nothing runs that needs a restart
+            previous = self._restart
+            if previous is not None and not previous.done():
+                previous.cancel()
+            self._restart = asyncio.get_running_loop().create_task(restart())
 
     def files_changed(self) -> None:
         """A subscribed file or the subscription set changed: re-evaluate sessions."""
+        if self._runtime is not None:
+            self._runtime.files_changed()
+
+    # --- status -----------------------------------------------------------------------------
 
     def status(self) -> dict[str, Any]:
         """The `supervisor` part of `todoLs/status` (camelCase wire shape)."""
-        return {"enabled": False, "host": None, "sessions": []}
+        if self._runtime is None:
+            return {
+                "enabled": bool(self._ls.settings.supervisor.enabled),
+                "host": None,
+                "sessions": [],
+            }
+        return self._runtime.status()
 
     def state_word(self) -> str | None:
         """One word for the status text (`working`, `idle`, …) or None."""
-        return None
+        return None if self._runtime is None else self._runtime.state_word()
+
+    # --- commands ---------------------------------------------------------------------------
 
     async def nudge(self, session_id: str | None) -> dict[str, Any]:
-        return {"sent": [], "skipped": [{"sessionID": session_id, "reason": "supervisor not running"}]}
+        if self._runtime is None:
+            return {"sent": [], "skipped": [{"sessionID": session_id, "reason": NOT_RUNNING}]}
+        return await self._runtime.nudge(session_id)
 
     async def pause(self, session_id: str | None) -> dict[str, Any]:
-        return {"sessions": [], "reason": "supervisor not running"}
+        if self._runtime is None:
+            return {"sessions": [], "reason": NOT_RUNNING}
+        return self._runtime.pause(session_id)
 
     async def resume(self, session_id: str | None) -> dict[str, Any]:
-        return {"sessions": [], "reason": "supervisor not running"}
+        if self._runtime is None:
+            return {"sessions": [], "reason": NOT_RUNNING}
+        return self._runtime.resume(session_id)
+
+    # --- helpers ----------------------------------------------------------------------------
+
+    def _store(self) -> Store:
+        shared: Store | None = getattr(self._ls, "store", None)
+        if shared is not None:
+            return shared
+        state_dir = self._ls.settings.state_dir
+        self._own_store = Store.open(Path(state_dir).expanduser() if state_dir else None)
+        return self._own_store
+
+    def _store_unchanged(self) -> bool:
+        shared = getattr(self._ls, "store", None)
+        using = None if self._runtime is None else self._runtime.store
+        return (shared is None and using is self._own_store) or shared is using
+
+    def _changed(self) -> None:
+        callback = self._on_change or getattr(self._ls, "status_changed", None)
+        if callback is not None:
+            callback()
+
+    def _tell_user(self, message: str) -> None:
+        show = getattr(self._ls, "window_show_message", None)
+        if show is None:
+            return
+        try:
+            show(
+                types.ShowMessageParams(type=types.MessageType.Info, message=f"todo-ls: {message}")
+            )
+        except Exception:
+            log.exception("supervisor: could not show a message")
+
+
+async def _discover(settings: SupervisorSettings, folders: list[str]) -> Host:
+    from todo_ls.hosts.discovery import connect_host
+
+    return await connect_host(settings, os.environ, directories=folders)

@@ -19,6 +19,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from todo_ls.checklist import file_items
 from todo_ls.checklist.model import FileItem
 from todo_ls.config import SupervisorSettings
 from todo_ls.hosts.base import Capability, Host, HostError
@@ -37,6 +38,7 @@ from todo_ls.supervisor.policy import (
     open_set,
 )
 from todo_ls.supervisor.text import headline, nudge_text
+from todo_ls.workspace import WorkspaceIndex
 
 log = logging.getLogger(__name__)
 
@@ -57,6 +59,26 @@ class Workspace(Protocol):
     def file_items(self, folder: str) -> list[FileItem]:
         """The task items of the folder's subscribed files (fresh)."""
         ...
+
+
+class IndexWorkspace:
+    """`Workspace` over the language server's `WorkspaceIndex` (also used headless): every
+    item of the subscribed files, closed ones included, so nudges can say "3 of 7 left"."""
+
+    def __init__(self, index: WorkspaceIndex) -> None:
+        self._index = index
+
+    def folders(self) -> Sequence[str]:
+        return [folder.key for folder in self._index.folders]
+
+    def file_items(self, folder: str) -> list[FileItem]:
+        found: list[FileItem] = []
+        for candidate in self._index.folders:
+            if candidate.key == folder:
+                for path in self._index.subscribed(candidate):
+                    state = self._index.state(path)
+                    found += file_items(state.checklist, candidate.relative(path))
+        return found
 
 
 @dataclass(frozen=True)
@@ -123,6 +145,10 @@ class Runtime:
         self._sending: set[str] = set()
         self._asked_info: set[str] = set()
         self._main: asyncio.Task[None] | None = None
+
+    @property
+    def store(self) -> Store:
+        return self._store
 
     # --- lifecycle --------------------------------------------------------------------------
 
