@@ -31,7 +31,8 @@ TRIM = (
 
 def split_lines(text: str) -> list[str]:
     """Split like markdown-it-py: on \\n, \\r\\n and \\r; a final line end adds no empty line."""
-    lines = _LINE_END_RE.split(text)
+    # str.split is several times faster than the regex; most files have no \r at all.
+    lines = _LINE_END_RE.split(text) if "\r" in text else text.split("\n")
     if len(lines) > 1 and lines[-1] == "":
         lines.pop()
     return lines
