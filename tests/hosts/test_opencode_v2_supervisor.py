@@ -58,6 +58,7 @@ class World:
     clock: FakeClock
     store: Store
     project: Path
+    told_editor: list[str]  # what the runtime shows in the editor (2.x has no toast route)
 
     @property
     def nudges(self) -> list[dict[str, object]]:
@@ -103,10 +104,13 @@ async def world(tmp_path: Path) -> AsyncIterator[World]:
         http = HostHttp(fake.url, password=fake.password)
         return OpenCodeV2Host(http, backoff=Backoff(initial=0.02, cap=0.1), shell_poll_s=0.05)
 
-    runtime = Runtime(connect, store, SupervisorSettings(), clock, Plan(str(project)))
+    told: list[str] = []
+    runtime = Runtime(
+        connect, store, SupervisorSettings(), clock, Plan(str(project)), on_user_message=told.append
+    )
     runtime.start()
     await until(lambda: runtime.connected)
-    yield World(fake, runtime, clock, store, project)
+    yield World(fake, runtime, clock, store, project, told)
     await runtime.stop()
     await fake.stop()
 
@@ -129,6 +133,8 @@ async def test_idle_nudge_from_markdown_with_a_visible_description(world: World)
     assert str(nudge["description"]).strip()
     text = str(nudge["text"])
     assert "PLAN.md:3" in text and "PLAN.md:4" in text and "PLAN.md:2" not in text
+    # No toast over HTTP on 2.x: the editor is told instead.
+    assert len(world.told_editor) == 1 and "build the thing" in world.told_editor[0]
     status = world.runtime.status()
     assert status["host"]["kind"] == "opencode-v2" and status["host"]["version"] == "2.0.17"
     assert status["host"]["connected"] is True
