@@ -183,6 +183,12 @@ def test_client_attaches_with_diagnostics_status_and_inlay_hints(
     assert hints[SHIP_LINE]["character"] == utf8_len(lines[SHIP_LINE])
 
 
+def test_plain_vim_lsp_config_without_setup(tmp_path: Path, plugin_copy: Path) -> None:
+    run = ok_run("plain", tmp_path, plugin_copy)
+    assert "2/5 open" in run.data["statusline"]
+    assert run.data["command"] is True
+
+
 def test_code_action_marks_done_and_status_follows(tmp_path: Path, plugin_copy: Path) -> None:
     run = ok_run("code_action", tmp_path, plugin_copy)
     data = run.data

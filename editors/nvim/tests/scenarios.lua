@@ -39,6 +39,19 @@ function S.attach(t)
   t.data.lines = vim.api.nvim_buf_get_lines(bufnr, 0, -1, false)
 end
 
+--- The README's plain Neovim 0.11 configuration: no setup(), only `lsp/todo_ls.lua` on the
+--- runtimepath plus vim.lsp.config/enable.
+function S.plain(t)
+  vim.lsp.config('todo_ls', { cmd = t.server_cmd(), settings = SUBSCRIBED.settings })
+  vim.lsp.enable('todo_ls')
+  local bufnr = t.open('PLAN.md')
+  t.wait('diagnostics', function()
+    return #vim.diagnostic.get(bufnr) == 2
+  end)
+  t.data.statusline = t.wait_status('2/5 open')
+  t.data.command = vim.fn.exists(':TodoLs') == 2
+end
+
 --- The user path for a quick fix: `vim.lsp.buf.code_action{apply=true}` on an item line.
 function S.code_action(t)
   t.setup(SUBSCRIBED)

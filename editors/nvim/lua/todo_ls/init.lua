@@ -116,7 +116,7 @@ function M._on_status(client_id, payload)
       end, payload.files or {}), '\n')
     or nil
   local client = vim.lsp.get_client_by_id(client_id)
-  if files ~= subscribed[client_id] and client then
+  if payload and client and files ~= subscribed[client_id] then
     repull_diagnostics(client)
   end
   subscribed[client_id] = files
