@@ -94,7 +94,9 @@ class FileWatch:
         while True:
             index.invalidate_globs()
             stamps = [(p, index.state(p).stamp) for _, p in index.all_subscribed()]
-            if last is not None and stamps != last:
+            # The first round also counts as a change: files may have changed since the
+            # status the server sent last.
+            if stamps != last:
                 ls.files_changed()
             last = stamps
             await asyncio.sleep(POLL_SECONDS)

@@ -103,6 +103,7 @@ def register(
     @server.feature(types.SHUTDOWN)
     async def on_shutdown(ls: TodoLanguageServer, params: Any = None) -> None:
         watch.stop()
+        status.stop()
         await ls.supervision.stop()
         if ls.store is not None:
             ls.store.close()

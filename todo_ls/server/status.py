@@ -102,10 +102,11 @@ class StatusPublisher:
         self._last: dict[str, Any] | None = None
         self._last_sent_at = float("-inf")
         self._pending: asyncio.TimerHandle | None = None
+        self._stopped = False
 
     def schedule(self) -> None:
-        """Publish soon (coalesced); a no-op before the event loop runs."""
-        if self._pending is not None:
+        """Publish soon (coalesced); a no-op before the event loop runs or after `stop`."""
+        if self._pending is not None or self._stopped:
             return
         try:
             loop = asyncio.get_running_loop()
@@ -113,6 +114,13 @@ class StatusPublisher:
             return
         delay = max(0.0, self._last_sent_at + MIN_INTERVAL - time.monotonic())
         self._pending = loop.call_later(delay, self.flush)
+
+    def stop(self) -> None:
+        """The server shuts down: send nothing more."""
+        self._stopped = True
+        if self._pending is not None:
+            self._pending.cancel()
+            self._pending = None
 
     def flush(self) -> None:
         """Compute the payload now and send it if it changed."""

@@ -1,0 +1,154 @@
+"""`todoLs/status`, settings, files edited on disk, and bad files."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import PLAN, TIMEOUT, Editor
+from lsprotocol import types
+
+
+def watched_patterns(editor: Editor) -> list[str]:
+    found = []
+    for registration in editor.registrations:
+        if registration.method == types.WORKSPACE_DID_CHANGE_WATCHED_FILES:
+            options = registration.register_options
+            found += [w["globPattern"] for w in options["watchers"]]  # type: ignore[index]
+    return found
+
+
+async def registered_watchers(editor: Editor, count: int = 1) -> list[str]:
+    """The watched globs once at least `count` are registered (registration is async)."""
+    for _ in range(100):
+        if len(watched_patterns(editor)) >= count:
+            break
+        await asyncio.sleep(0.05)
+    return watched_patterns(editor)
+
+
+async def disk_changed(editor: Editor, path: Path, kind: types.FileChangeType) -> None:
+    """What the editor's file watcher does; without dynamic registration the server polls."""
+    if editor.caps == "vscode":
+        patterns = await registered_watchers(editor)
+        assert any(Path(p) == path or "*" in p for p in patterns), patterns
+        editor.client.workspace_did_change_watched_files(
+            types.DidChangeWatchedFilesParams(
+                changes=[types.FileEvent(uri=path.as_uri(), type=kind)]
+            )
+        )
+
+
+async def test_status_payload(editor: Editor, root: Path) -> None:
+    status = editor.statuses[0]
+    assert status.workspace == root.as_uri()
+    assert (status.open, status.done, status.canceled, status.total) == (4, 2, 1, 7)
+    assert status.text.startswith("📋 ███░░░░░ 4/7 open")
+    (entry,) = status.files
+    assert (entry.uri, entry.open, entry.total, entry.missing) == (
+        (root / "PLAN.md").as_uri(),
+        4,
+        7,
+        False,
+    )
+    assert isinstance(status.supervisor.enabled, bool)
+    assert isinstance(status.supervisor.sessions, list)
+
+
+async def test_unopened_file_edited_on_disk_is_seen(editor: Editor, root: Path) -> None:
+    plan = root / "PLAN.md"
+    plan.write_text(PLAN.replace("[ ]", "[x]").replace("[/]", "[x]"), encoding="utf-8")
+    await disk_changed(editor, plan, types.FileChangeType.Changed)
+    status = await editor.wait_status(lambda s: s.open == 1)
+    assert status.text.startswith("📋 ██████░░ 1/7 open")
+    listed = await editor.command("todoLs.list", {})
+    assert [i["text"] for i in listed["items"]] == ["ask legal"]
+
+
+async def test_list_reads_fresh_disk_state_without_any_notification(
+    editor: Editor, root: Path
+) -> None:
+    (root / "PLAN.md").write_text("- [ ] only one\n", encoding="utf-8")
+    listed = await editor.command("todoLs.list", {})
+    assert [i["ref"] for i in listed["items"]] == ["PLAN.md:1"]
+
+
+@pytest.mark.parametrize("settings", [{"markdownFiles": ["docs/**/*.md", "TODO.md"]}])
+async def test_globs_missing_files_and_symlink_loops(editor: Editor, root: Path) -> None:
+    status = editor.statuses[-1]
+    assert [(Path(f.uri).name, f.missing) for f in status.files] == [("TODO.md", True)]
+    docs = root / "docs"
+    (docs / "sub").mkdir(parents=True)
+    (docs / "sub" / "loop").symlink_to(docs, target_is_directory=True)
+    (docs / "a.md").write_text("- [ ] a\n", encoding="utf-8")
+    (docs / "sub" / "b.md").write_text("- [x] b\n", encoding="utf-8")
+    (root / "TODO.md").write_text("- [ ] todo\n", encoding="utf-8")
+    for name in ("docs/a.md", "docs/sub/b.md", "TODO.md"):
+        await disk_changed(editor, root / name, types.FileChangeType.Created)
+    status = await editor.wait_status(lambda s: s.total == 3)
+    names = sorted(f.uri.removeprefix(root.as_uri() + "/") for f in status.files)
+    assert names == ["TODO.md", "docs/a.md", "docs/sub/b.md"]
+    assert not any(f.missing for f in status.files)
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [{"markdownFiles": ["PLAN.md"], "diagnostics": {"severity": "loud"}, "colour": "blue"}],
+)
+async def test_bad_setting_warns_once_and_uses_the_default(editor: Editor) -> None:
+    warnings = [m for m in editor.client.messages if m.type == types.MessageType.Warning]
+    assert len(warnings) == 1, warnings
+    assert "todoLs.diagnostics.severity" in warnings[0].message
+    found = await editor.pull(editor.open("PLAN.md"))
+    assert {d.severity for d in found} == {types.DiagnosticSeverity.Information}
+    # Settings are re-read on didChangeConfiguration (here: a push with no value, as VS Code).
+    editor.client.set_configuration({"markdownFiles": ["OTHER.md"]}, section="todoLs")
+    editor.client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings=None)
+    )
+    status = await editor.wait_status(lambda s: [Path(f.uri).name for f in s.files] == ["OTHER.md"])
+    assert status.files[0].missing is True
+    assert await editor.pull(editor.uri("PLAN.md")) == []
+
+
+@pytest.mark.parametrize("settings", [{"markdownFiles": ["BIG.md", "LATIN1.md", "PLAN.md"]}])
+async def test_unusable_files_are_skipped_with_one_warning(
+    root: Path, caps: str, state_dir: Path, settings: dict[str, Any]
+) -> None:
+    from conftest import start_editor
+
+    with open(root / "BIG.md", "wb") as f:
+        f.write(b"- [ ] x\n" * (10 * 1024 * 1024 // 8 + 1))
+    (root / "LATIN1.md").write_bytes("- [ ] café\n".encode("latin-1"))
+    editor = await start_editor(root, caps, settings, state_dir)
+    try:
+        status = await editor.wait_status(lambda s: len(s.files) == 3)
+        by_name = {Path(f.uri).name: f for f in status.files}
+        assert (by_name["BIG.md"].total, by_name["LATIN1.md"].total) == (0, 0)
+        assert "too large" in by_name["BIG.md"].error
+        assert "UTF-8" in by_name["LATIN1.md"].error
+        assert (status.open, status.total) == (4, 7)
+        await editor.command("todoLs.refresh", {})
+        await asyncio.sleep(0.3)  # a second status computation must not warn again
+        warnings = [m.message for m in editor.client.messages]
+        assert len(warnings) == 2, warnings
+        result = await editor.command(
+            "todoLs.toggle", {"uri": (root / "LATIN1.md").as_uri(), "line": 0}
+        )
+        assert result["applied"] is False
+        assert (root / "LATIN1.md").read_bytes() == "- [ ] café\n".encode("latin-1")
+    finally:
+        await asyncio.wait_for(editor.client.shutdown_session(), TIMEOUT)
+        await editor.client.stop()
+
+
+async def test_watchers_follow_the_subscriptions(editor: Editor, root: Path) -> None:
+    if editor.caps != "vscode":
+        assert watched_patterns(editor) == []  # Neovim 0.11 on Linux: the server polls
+        return
+    assert await registered_watchers(editor) == [(root / "PLAN.md").as_posix()]
+    await editor.command("todoLs.subscribe", {"uri": "NEW.md"})
+    patterns = await registered_watchers(editor, 2)
+    assert patterns == [(root / "NEW.md").as_posix(), (root / "PLAN.md").as_posix()]
