@@ -185,8 +185,15 @@ class _SseDecoder:
         self._size = 0
         self._oversized = False
         self.dropped = 0  # events dropped for size, for the log
+        self._after_cr = False  # the last chunk ended with CR
 
     def feed(self, text: str) -> list[ServerSentEvent]:
+        # A read can end between the CR and the LF of one CRLF: that LF ends no second line.
+        split_crlf = self._after_cr and text.startswith("\n")
+        if text:
+            self._after_cr = text.endswith("\r")
+        if split_crlf:
+            text = text[1:]
         text = self._pending + text
         lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
         self._pending = lines.pop()
@@ -370,26 +377,36 @@ class HostHttp:
         `timeout` when nothing at all (not even a keep-alive) arrived for `idle_timeout`.
         """
         what = f"GET {path}"
+        # No read timeout on the body (the watchdog guards it), but the answer itself must come
+        # in time: a request that hits a starting OpenCode can go unanswered forever.
         stream_timeout = httpx.Timeout(self._timeout.read, connect=self._timeout.connect, read=None)
+        request = self.client.build_request(
+            "GET",
+            path,
+            params=params,
+            headers={"accept": "text/event-stream", "cache-control": "no-store"},
+            timeout=stream_timeout,
+        )
         try:
-            async with self.client.stream(
-                "GET",
-                path,
-                params=params,
-                headers={"accept": "text/event-stream", "cache-control": "no-store"},
-                timeout=stream_timeout,
-            ) as response:
-                if not response.is_success:
-                    await response.aread()
-                    raise self.status_error(response, what)
-                content_type = response.headers.get("content-type", "")
-                if "text/event-stream" not in content_type:
-                    raise HostError("protocol", f"{what}: not an event stream ({content_type})")
-                yield self._frames(response, what, idle_timeout, max_event_bytes)
-        except HostError:
-            raise
+            response = await asyncio.wait_for(
+                self.client.send(request, stream=True), self._timeout.read
+            )
+        except asyncio.TimeoutError:
+            raise HostError("timeout", f"{what}: no answer from {self.base_url} in time") from None
         except (httpx.HTTPError, OSError) as exc:
             raise self.error(exc, what) from None
+        try:
+            if not response.is_success:
+                await response.aread()
+                raise self.status_error(response, what)
+            content_type = response.headers.get("content-type", "")
+            if "text/event-stream" not in content_type:
+                raise HostError("protocol", f"{what}: not an event stream ({content_type})")
+            yield self._frames(response, what, idle_timeout, max_event_bytes)
+        except (httpx.HTTPError, OSError) as exc:
+            raise self.error(exc, what) from None
+        finally:
+            await response.aclose()
 
     async def _frames(
         self, response: httpx.Response, what: str, idle_timeout: float, max_event_bytes: int
