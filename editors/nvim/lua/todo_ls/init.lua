@@ -110,28 +110,32 @@ end
 ---@param payload table?
 function M._on_status(client_id, payload)
   statuses[client_id] = payload
-  local files = payload
-      and table.concat(vim.tbl_map(function(file)
+  if not payload then
+    subscribed[client_id] = nil
+    if latest == client_id then
+      latest = next(statuses)
+    end
+  else
+    latest = client_id
+    local files = table.concat(
+      vim.tbl_map(function(file)
         return file.uri
-      end, payload.files or {}), '\n')
-    or nil
-  local client = vim.lsp.get_client_by_id(client_id)
-  if payload and client and files ~= subscribed[client_id] then
-    repull_diagnostics(client)
-  end
-  subscribed[client_id] = files
-  for bufnr, pending_client in pairs(hints_pending) do
-    if payload and pending_client == client_id then
-      hints_pending[bufnr] = nil
-      if vim.api.nvim_buf_is_valid(bufnr) then
-        vim.lsp.inlay_hint.enable(true, { bufnr = bufnr })
+      end, payload.files or {}),
+      '\n'
+    )
+    local client = vim.lsp.get_client_by_id(client_id)
+    if client and files ~= subscribed[client_id] then
+      repull_diagnostics(client)
+    end
+    subscribed[client_id] = files
+    for bufnr, pending_client in pairs(hints_pending) do
+      if pending_client == client_id then
+        hints_pending[bufnr] = nil
+        if vim.api.nvim_buf_is_valid(bufnr) then
+          vim.lsp.inlay_hint.enable(true, { bufnr = bufnr })
+        end
       end
     end
-  end
-  if payload then
-    latest = client_id
-  elseif latest == client_id then
-    latest = next(statuses)
   end
   vim.cmd('redrawstatus!')
   vim.api.nvim_exec_autocmds('User', {
