@@ -30,6 +30,7 @@ STATE_URGENCY: tuple[SessionState, ...] = (
     "done",
 )
 
+SETTLING = "settling after the end of the turn"
 _TODO_STATES = {"pending": "open", "in_progress": "inProgress"}
 
 
@@ -173,7 +174,7 @@ def evaluate(
     settle_s = settings.settle_ms / 1000.0 if view.session.ended_confirmed else stall_s
     due = (view.session.idle_since or now) + settle_s
     if now < due:
-        return decide("idle", "settling after the end of the turn", due)
+        return decide("idle", SETTLING, due)
     return _gate(decide, "idle", "idle", view, items, settings, now, history, hold_until)
 
 
@@ -233,7 +234,7 @@ def describe(view: TreeView, decision: Decision, now: float) -> str:
     if decision.paused_reason:
         parts.append(f"paused: {decision.paused_reason}")
     parts.append(f"quiet {format_duration(decision.quiet_for)}")
-    if decision.send is None and decision.wake_at is not None and decision.state == "idle":
+    if decision.reason == SETTLING and decision.wake_at is not None:
         parts.append(f"nudge in {format_duration(decision.wake_at - now)}")
     return " · ".join(parts)
 

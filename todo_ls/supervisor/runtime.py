@@ -365,7 +365,8 @@ class Runtime:
             decision.paused_reason,
             len(items.items),
             view.session.title,
-            view.engaged,
+            tuple(sorted(view.counts.items())),
+            view.waiting,
         )
         if self._signatures.get(session_id) != signature:
             self._signatures[session_id] = signature

@@ -1,0 +1,271 @@
+"""The server bridge (`todo_ls.server.supervision`) and headless `todo-ls supervise`."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fake_host import ALL_CAPABILITIES, FakeHost
+
+from todo_ls.config import Settings, SupervisorSettings
+from todo_ls.hosts.base import Capability, Host
+from todo_ls.server.supervision import Supervision
+from todo_ls.store import Store
+from todo_ls.supervise import run_supervise, supervise
+from todo_ls.supervisor import events as ev
+from todo_ls.supervisor.clock import FakeClock
+from todo_ls.workspace import Folder, WorkspaceIndex
+
+S = "ses_a"
+PLAN = "# Plan\n\n- [x] Set up\n- [ ] Write the parser\n- [?] Ask about the licence\n"
+
+
+class FakeServer:
+    """The few attributes of the language server the bridge reads."""
+
+    def __init__(self, tmp_path: Path, settings: Settings | None = None) -> None:
+        self.project = tmp_path / "project"
+        self.project.mkdir()
+        self.settings = settings or Settings(markdown_files=["PLAN.md"])
+        self.store: Store | None = Store(tmp_path / "state.db")
+        self.workspace_index = WorkspaceIndex(self.store)
+        self.workspace_index.set_folders([Folder.from_path(self.project)])
+        self.workspace_index.configure(self.settings.markdown_files, self._registry())
+        self.status_calls = 0
+        self.messages: list[str] = []
+
+    def _registry(self) -> Any:
+        from todo_ls.checklist import StateRegistry
+
+        return StateRegistry.from_settings(self.settings.states)
+
+    def status_changed(self) -> None:
+        self.status_calls += 1
+
+    def window_show_message(self, params: Any) -> None:
+        self.messages.append(params.message)
+
+
+class Bridge:
+    def __init__(self, tmp_path: Path, capabilities: frozenset[Capability] = ALL_CAPABILITIES):
+        self.ls = FakeServer(tmp_path)
+        self.clock = FakeClock()
+        self.hosts: list[FakeHost] = []
+        self.capabilities = capabilities
+        self.sup = Supervision(self.ls, connect=self._connect, clock=self.clock)
+
+    async def _connect(self, settings: SupervisorSettings, folders: list[str]) -> Host:
+        assert folders == [str(self.ls.project)]
+        host = FakeHost(self.capabilities)
+        host.emit(ev.Connected("opencode-v1", "http://127.0.0.1:4096", "1.18.33"))
+        host.emit(ev.Resynced(busy={}))
+        self.hosts.append(host)
+        return host
+
+    async def settle(self) -> None:
+        for _ in range(5):
+            await asyncio.sleep(0)
+        if self.hosts:
+            await self.hosts[-1].drained()
+        runtime = self.sup._runtime
+        if runtime is not None:
+            await runtime.settled()
+
+    async def turn(self) -> None:
+        host = self.hosts[-1]
+        host.emit(
+            ev.SessionUpdated(ev.SessionInfo(S, str(self.ls.project), None, "plan")),
+            ev.UserMessage(S, False, f"m{self.clock.now()}"),
+            ev.TurnStarted(S),
+            ev.TodosUpdated(S, (ev.SessionTodo("Add tests", "pending", "high"),)),
+            ev.TurnEnded(S, "idle"),
+        )
+        await self.settle()
+
+
+async def test_not_running_answers() -> None:
+    sup = Supervision(type("Ls", (), {"settings": Settings()})())
+    assert sup.status() == {"enabled": True, "host": None, "sessions": []}
+    assert sup.state_word() is None
+    assert await sup.nudge(None) == {
+        "sent": [],
+        "skipped": [{"sessionID": None, "reason": "supervisor not running"}],
+    }
+    assert await sup.pause("x") == {"sessions": [], "reason": "supervisor not running"}
+    assert await sup.resume(None) == {"sessions": [], "reason": "supervisor not running"}
+    sup.files_changed()
+    sup.settings_changed()  # before start: nothing to restart
+
+
+async def test_disabled_never_starts(tmp_path: Path) -> None:
+    b = Bridge(tmp_path)
+    b.ls.settings = Settings(supervisor=SupervisorSettings(enabled=False))
+    b.sup.start()
+    await b.settle()
+    assert b.hosts == []
+    assert b.sup.status() == {"enabled": False, "host": None, "sessions": []}
+
+
+async def test_runs_nudges_with_file_refs_and_tells_the_editor(tmp_path: Path) -> None:
+    b = Bridge(tmp_path, ALL_CAPABILITIES - {Capability.TOAST})
+    (b.ls.project / "PLAN.md").write_text(PLAN)
+    b.sup.start()
+    await b.settle()
+    assert b.sup.status()["host"]["connected"] is True
+    await b.turn()
+    assert b.sup.state_word() == "idle"
+    b.clock.advance(5)
+    await b.settle()
+    sent = b.hosts[-1].sent
+    assert len(sent) == 1
+    assert sent[0].text.startswith("Idle nudge #1 — the session went idle with 3 of 4 todos left.")
+    assert "- Write the parser — PLAN.md:4" in sent[0].text
+    assert b.ls.messages == [
+        "todo-ls: plan: Idle nudge #1 — the session went idle with 3 of 4 todos left."
+    ]
+    session = b.sup.status()["sessions"][0]
+    assert (session["id"], session["open"], session["nudges"]) == (S, 3, 1)
+    assert b.ls.status_calls > 0
+    (b.ls.project / "PLAN.md").write_text(PLAN.replace("- [ ] Write", "- [x] Write"))
+    b.sup.files_changed()
+    assert b.sup.status()["sessions"][0]["open"] == 2
+    assert (await b.sup.pause(S))["sessions"] == [{"id": S, "state": "paused"}]
+    assert b.sup.state_word() == "paused"
+    assert (await b.sup.resume(None))["sessions"] == [{"id": S, "state": "idle"}]
+    await b.sup.stop()
+    assert b.hosts[-1].closed
+    assert b.sup.status()["host"] is None
+
+
+async def test_restarts_only_when_supervisor_settings_change(tmp_path: Path) -> None:
+    b = Bridge(tmp_path)
+    b.sup.start()
+    await b.settle()
+    first = b.sup._runtime
+    b.ls.settings = b.ls.settings.model_copy(update={"markdown_files": ["TODO.md"]})
+    b.sup.settings_changed()
+    await b.settle()
+    assert b.sup._runtime is first
+    changed = b.ls.settings.supervisor.model_copy(update={"settle_ms": 1000})
+    b.ls.settings = b.ls.settings.model_copy(update={"supervisor": changed})
+    b.sup.settings_changed()
+    await b.settle()
+    assert b.sup._runtime is not first
+    assert b.sup._runtime is not None and b.sup._runtime.settings.settle_ms == 1000
+    assert len(b.hosts) == 2 and b.hosts[0].closed
+    off = changed.model_copy(update={"enabled": False})
+    b.ls.settings = b.ls.settings.model_copy(update={"supervisor": off})
+    b.sup.settings_changed()
+    await b.settle()
+    assert b.sup._runtime is None
+    assert b.sup.status() == {"enabled": False, "host": None, "sessions": []}
+    await b.sup.stop()
+
+
+async def test_without_a_shared_store_it_opens_its_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TODO_LS_STATE_DIR", str(tmp_path / "state"))
+    b = Bridge(tmp_path)
+    b.ls.store = None
+    b.sup.start()
+    await b.settle()
+    assert (tmp_path / "state").is_dir()
+    await b.sup.stop()
+
+
+# --- headless ---------------------------------------------------------------------------------
+
+
+async def test_headless_prints_state_changes_and_nudges(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "PLAN.md").write_text(PLAN)
+    store = Store(tmp_path / "state.db")
+    store.subscribe(str(project), str(project / "PLAN.md"))  # subscribed from an editor
+    host = FakeHost()
+    clock = FakeClock()
+    out = io.StringIO()
+    stop = asyncio.Event()
+
+    async def connect() -> Host:
+        return host
+
+    task = asyncio.ensure_future(
+        supervise(
+            SupervisorSettings(), project, out, connect=connect, clock=clock, store=store, stop=stop
+        )
+    )
+    for _ in range(5):
+        await asyncio.sleep(0)
+    host.emit(
+        ev.Connected("opencode-v1", "http://127.0.0.1:4096", "1.18.33"),
+        ev.Resynced(busy={}),
+        ev.SessionUpdated(ev.SessionInfo(S, str(project), None, "plan")),
+        ev.UserMessage(S, False, "m1"),
+        ev.TurnStarted(S),
+        ev.ToolStarted(S, "c1", "bash", "make"),
+    )
+    await host.drained()
+    for _ in range(3):
+        host.emit(ev.ToolProgress(S, "c1"))  # output: only the quiet clock moves
+        await host.drained()
+        clock.advance(1)
+    host.emit(ev.ToolEnded(S, "c1"), ev.TurnEnded(S, "idle"))
+    await host.drained()
+    clock.advance(5)
+    for _ in range(20):
+        await asyncio.sleep(0)
+    stop.set()
+    assert await task == 0
+    lines = out.getvalue().splitlines()
+    assert lines[0] == "connected to opencode-v1 1.18.33 at http://127.0.0.1:4096"
+    assert f"{S} working · 1 tool · quiet 0s · 2 open" in lines
+    # output of the running tool moved only the quiet clock: no new line for it
+    assert len([line for line in lines if line.startswith(f"{S} working · 1 tool")]) == 1
+    assert f"{S} idle · quiet 0s · nudge in 5s · 2 open" in lines
+    assert f"nudged {S} (idle #1)" in lines
+    assert "- Write the parser — PLAN.md:4" in host.sent[0].text
+    store.close()
+
+
+def test_bad_arguments_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run_supervise("localhost:4096", str(tmp_path)) == 2
+    assert capsys.readouterr().err == (
+        "todo-ls supervise: --url must be an http(s) URL, got 'localhost:4096'\n"
+    )
+    assert run_supervise(None, str(tmp_path / "nope")) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("todo-ls supervise: --directory") and err.endswith("is not a directory\n")
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_headless_exits_cleanly_on_signals(tmp_path: Path, signum: int) -> None:
+    env = {**os.environ, "TODO_LS_STATE_DIR": str(tmp_path / "state"), "HOME": str(tmp_path)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "todo_ls", "supervise", "--url", "http://127.0.0.1:9"],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        line = proc.stdout.readline() if proc.stdout else ""
+        assert line.startswith("not connected: ")  # nothing listens there: it keeps retrying
+        proc.send_signal(signum)
+        assert proc.wait(timeout=20) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        for stream in (proc.stdout, proc.stderr):
+            if stream:
+                stream.close()

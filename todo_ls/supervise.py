@@ -1,0 +1,157 @@
+"""`todo-ls supervise [--url URL] [--directory DIR]`: the supervisor without an editor.
+
+Headless there are no editor settings: the defaults apply (plus `--url`), and the subscribed
+files of the folder are the ones subscribed by command in the shared store (from an editor, or
+the agent's own `todoLs.subscribe`), so the same files count as in the editor. Stdout gets one
+line per session whenever its state changes and one line per nudge; logs go to stderr.
+SIGINT / SIGTERM stop it cleanly (exit 0); bad arguments exit 2 with a one-line error.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import signal
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any, TextIO
+from urllib.parse import urlsplit
+
+from todo_ls.checklist.model import StateRegistry
+from todo_ls.config import Settings, SupervisorSettings
+from todo_ls.hosts.base import Host
+from todo_ls.store import Store
+from todo_ls.supervisor.clock import Clock, SystemClock
+from todo_ls.supervisor.runtime import IndexWorkspace, NudgeSent, Runtime
+from todo_ls.workspace import Folder, WorkspaceIndex, normalize
+
+log = logging.getLogger(__name__)
+
+REFRESH_S = 5.0  # re-read subscriptions and files this often (no editor tells us)
+
+
+class LinePrinter:
+    """Prints a session's line when something but its quiet clock changed."""
+
+    def __init__(self, out: TextIO) -> None:
+        self._out = out
+        self._last: dict[str, tuple[Any, ...]] = {}
+        self._host: tuple[Any, ...] | None = None
+        self.runtime: Runtime | None = None
+
+    def _write(self, line: str) -> None:
+        self._out.write(line + "\n")
+        self._out.flush()
+
+    def changed(self) -> None:
+        runtime = self.runtime
+        if runtime is None:
+            return
+        host = runtime.status()["host"]
+        key = (host["connected"], host.get("error"))
+        if key != self._host:
+            self._host = key
+            if host["connected"]:
+                self._write(f"connected to {host['kind']} {host['version'] or ''} at {host['url']}")
+            elif host.get("error"):
+                self._write(f"not connected: {host['error']}")
+        for session in runtime.session_statuses():
+            detail = session["detail"]
+            steady = [p for p in detail.split(" · ") if not p.startswith(("quiet ", "nudge in "))]
+            key = (session["state"], session["open"], session["nudges"], *steady)
+            if self._last.get(session["id"]) == key:
+                continue
+            self._last[session["id"]] = key
+            parts = [session["state"], detail, f"{session['open']} open"]
+            self._write(f"{session['id']} {' · '.join(p for p in parts if p)}")
+
+    def nudged(self, sent: NudgeSent) -> None:
+        self._write(f"nudged {sent.session_id} ({sent.kind} #{sent.number})")
+
+
+async def supervise(
+    settings: SupervisorSettings,
+    folder: Path,
+    out: TextIO,
+    *,
+    connect: Callable[[], Awaitable[Host]] | None = None,
+    clock: Clock | None = None,
+    store: Store | None = None,
+    stop: asyncio.Event | None = None,
+) -> int:
+    """Run until `stop` is set (or SIGINT / SIGTERM). Returns the exit code."""
+    own_store = store is None
+    store = store or Store.open()
+    clock = clock or SystemClock()
+    stop = stop or asyncio.Event()
+    index = WorkspaceIndex(store)
+    index.set_folders([Folder.from_path(folder)])
+    index.configure([], StateRegistry.default())
+
+    async def discover() -> Host:
+        from todo_ls.hosts.discovery import connect_host
+
+        return await connect_host(settings, os.environ, directories=[str(folder)])
+
+    printer = LinePrinter(out)
+    runtime = Runtime(
+        connect or discover,
+        store,
+        settings,
+        clock,
+        IndexWorkspace(index),
+        on_change=printer.changed,
+        on_nudge=printer.nudged,
+    )
+    printer.runtime = runtime
+
+    async def refresh() -> None:
+        while True:
+            await clock.sleep(REFRESH_S)
+            index.reload_overrides()
+            runtime.files_changed()
+            printer.changed()
+
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            loop.add_signal_handler(signum, stop.set)
+    runtime.start()
+    refresher = loop.create_task(refresh())
+    try:
+        await stop.wait()
+    finally:
+        refresher.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await refresher
+        await runtime.stop()
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                loop.remove_signal_handler(signum)
+        if own_store:
+            store.close()
+    return 0
+
+
+def _fail(message: str) -> int:
+    sys.stderr.write(f"todo-ls supervise: {message}\n")
+    return 2
+
+
+def run_supervise(url: str | None, directory: str | None) -> int:
+    """Entry point of `todo-ls supervise`."""
+    if url is not None:
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            return _fail(f"--url must be an http(s) URL, got {url!r}")
+    folder = normalize(directory or os.getcwd())
+    if not folder.is_dir():
+        return _fail(f"--directory {str(folder)!r} is not a directory")
+    settings = Settings().supervisor.model_copy(update={"url": url})
+    try:
+        return asyncio.run(supervise(settings, folder, sys.stdout))
+    except KeyboardInterrupt:
+        return 0
