@@ -166,7 +166,7 @@ def session_todos(raw: Any) -> tuple[SessionTodo, ...]:
     for item in raw if isinstance(raw, list) else []:
         entry = _dict(item)
         content, status = entry.get("content"), entry.get("status")
-        if isinstance(content, str) and status in _TODO_STATUSES:
+        if isinstance(content, str) and isinstance(status, str) and status in _TODO_STATUSES:
             priority = _str(entry.get("priority"))
             todos.append(SessionTodo(content, cast(TodoStatus, status), priority))
     return tuple(todos)
