@@ -128,6 +128,10 @@ async def test_nudge_posts_synthetic_input_with_a_visible_description() -> None:
         with pytest.raises(HostError) as gone:
             await host.nudge("ses_deleted", "x", "y")
         assert gone.value.kind == "not-found"
+        # An id from the wire stays one path segment: it cannot reach another route.
+        with pytest.raises(HostError) as odd:
+            await host.nudge(f"{SID}/synthetic?x=", "x", "y")
+        assert odd.value.kind == "not-found" and len(fake.synthetic_requests) == 2
     finally:
         await host.aclose()
         await fake.stop()

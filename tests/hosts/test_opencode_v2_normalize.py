@@ -44,7 +44,8 @@ def test_parse_frame_accepts_both_framings_and_rejects_garbage() -> None:
     assert parse_frame(text) == envelope
     # The OpenAPI build's item with the event as a JSON string, should it land in a data line.
     assert parse_frame(json.dumps({"id": "evt_1", "event": "message", "data": text})) == envelope
-    for garbage in ("", "not json", "[1,2]", '{"no":"type"}', '"just a string"', "{"):
+    nested = "[" * 100_000 + "]" * 100_000
+    for garbage in ("", "not json", "[1,2]", '{"no":"type"}', '"just a string"', "{", nested):
         assert parse_frame(garbage) is None
 
 

@@ -28,6 +28,7 @@ from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import quote
 
 import httpx
 
@@ -59,7 +60,7 @@ def parse_frame(data: str) -> Json | None:
     """
     try:
         value = json.loads(data)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: absurdly nested JSON
         return None
     if isinstance(value, dict) and "type" not in value and isinstance(value.get("data"), str):
         return parse_frame(value["data"])
@@ -120,6 +121,11 @@ def _remember(table: dict[str, str], key: str, value: str) -> None:
 
 def _str(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
+
+
+def _seg(identifier: str) -> str:
+    """An id from the wire as one URL path segment (it must not reach another route)."""
+    return quote(identifier, safe="")
 
 
 def _dict(value: Any) -> dict[str, Any]:
@@ -371,7 +377,7 @@ def _status(sid: str, status: Json) -> list[ev.SessionEvent]:
     if state == "retry":
         nxt = status.get("next")
         next_at = nxt / 1000 if isinstance(nxt, (int, float)) else None
-        attempt = int(status.get("attempt") or 0)
+        attempt = _attempt(status.get("attempt"))
         return [ev.Retrying(sid, attempt, next_at, str(status.get("message") or ""))]
     return []
 
@@ -558,7 +564,7 @@ class OpenCodeV2Host:
     async def session(self, session_id: str) -> ev.SessionInfo | None:
         """`GET /api/session/{id}` → `{data: Session.Info}`; None on 404."""
         try:
-            body = await self._http.get_json(f"/api/session/{session_id}")
+            body = await self._http.get_json(f"/api/session/{_seg(session_id)}")
         except HostError as exc:
             if exc.kind == "not-found":
                 return None
@@ -585,7 +591,7 @@ class OpenCodeV2Host:
         resume, i.e. it starts a turn when idle). The description is never empty, since the
         TUI hides synthetic messages without one. 404 → HostError("not-found")."""
         body = {"text": text, "description": description.strip() or DEFAULT_DESCRIPTION}
-        await self._http.send("POST", f"/api/session/{session_id}/synthetic", json=body)
+        await self._http.send("POST", f"/api/session/{_seg(session_id)}/synthetic", json=body)
 
     async def toast(self, title: str, message: str, variant: str) -> bool:
         """No toast route over HTTP on 2.x: the caller tells the editor instead."""
@@ -646,7 +652,7 @@ class OpenCodeV2Host:
             if cwd:
                 params["location[directory]"] = cwd
             try:
-                body = await self._http.get_json(f"/api/shell/{shell_id}", params=params)
+                body = await self._http.get_json(f"/api/shell/{_seg(shell_id)}", params=params)
             except HostError as exc:
                 if exc.kind != "not-found":
                     raise
@@ -663,7 +669,7 @@ class OpenCodeV2Host:
         delivered: list[ev.SessionEvent] = []
         for sid in sorted(set(self._memory.inbox.values())):
             try:
-                body = await self._http.get_json(f"/api/session/{sid}/inbox")
+                body = await self._http.get_json(f"/api/session/{_seg(sid)}/inbox")
             except HostError as exc:
                 if exc.kind != "not-found":
                     raise
