@@ -11,20 +11,21 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import copy
+import itertools
 import json
 import logging
 import os
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, Literal
 
 import httpx
 import pytest
-from reliability_support import load_v1_sample
 from fake_host import FakeHost, FakeWorkspace
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from reliability_support import load_v1_sample
 
 from todo_ls.checklist.model import FileItem
 from todo_ls.config import SupervisorSettings
@@ -64,40 +65,94 @@ BIG = "x" * (5 * 1024 * 1024)
 # A 2.x corpus in the shapes of reference/opencode-v2.md (the fake server emits the same).
 V2_SID = "ses_v2a"
 V2_CORPUS: list[dict[str, Any]] = [
-    {"type": "session.created", "data": {"sessionID": V2_SID, "info": {"id": V2_SID,
-     "title": "t", "location": {"directory": FOLDER}}}},  # fmt: skip
-    {"type": "session.updated", "data": {"sessionID": V2_SID, "info": {"id": V2_SID,
-     "location": {"directory": FOLDER}}}},  # fmt: skip
-    {"type": "session.inbox.enqueued", "data": {"sessionID": V2_SID, "inboxID": "msg_u1",
-     "item": {"type": "user", "payload": {"text": "go"}}}},  # fmt: skip
+    {
+        "type": "session.created",
+        "data": {
+            "sessionID": V2_SID,
+            "info": {"id": V2_SID, "title": "t", "location": {"directory": FOLDER}},
+        },
+    },
+    {
+        "type": "session.updated",
+        "data": {"sessionID": V2_SID, "info": {"id": V2_SID, "location": {"directory": FOLDER}}},
+    },
+    {
+        "type": "session.inbox.enqueued",
+        "data": {
+            "sessionID": V2_SID,
+            "inboxID": "msg_u1",
+            "item": {"type": "user", "payload": {"text": "go"}},
+        },
+    },
     {"type": "session.inbox.delivered", "data": {"sessionID": V2_SID, "inboxID": "msg_u1"}},
     {"type": "session.execution.started", "data": {"sessionID": V2_SID}},
     {"type": "session.step.started", "data": {"sessionID": V2_SID, "assistantMessageID": "m1"}},
-    {"type": "session.text.started", "data": {"sessionID": V2_SID, "assistantMessageID": "m1",
-     "ordinal": 0}},  # fmt: skip
+    {
+        "type": "session.text.started",
+        "data": {"sessionID": V2_SID, "assistantMessageID": "m1", "ordinal": 0},
+    },
     {"type": "session.text.delta", "data": {"sessionID": V2_SID, "delta": "hi"}},
-    {"type": "session.text.ended", "data": {"sessionID": V2_SID, "assistantMessageID": "m1",
-     "ordinal": 0}},  # fmt: skip
-    {"type": "session.tool.input.started", "data": {"sessionID": V2_SID, "id": "c1",
-     "name": "bash"}},  # fmt: skip
-    {"type": "session.tool.called", "data": {"sessionID": V2_SID, "id": "c1",
-     "input": {"command": "pytest"}}},  # fmt: skip
+    {
+        "type": "session.text.ended",
+        "data": {"sessionID": V2_SID, "assistantMessageID": "m1", "ordinal": 0},
+    },
+    {
+        "type": "session.tool.input.started",
+        "data": {"sessionID": V2_SID, "id": "c1", "name": "bash"},
+    },
+    {
+        "type": "session.tool.called",
+        "data": {"sessionID": V2_SID, "id": "c1", "input": {"command": "pytest"}},
+    },
     {"type": "session.tool.progress", "data": {"sessionID": V2_SID, "id": "c1"}},
     {"type": "session.tool.success", "data": {"sessionID": V2_SID, "id": "c1"}},
-    {"type": "shell.created", "data": {"info": {"id": "sh_1", "status": "running",
-     "command": "make", "cwd": FOLDER, "file": "/nonexistent/capture",
-     "metadata": {"sessionID": V2_SID}}}},  # fmt: skip
+    {
+        "type": "shell.created",
+        "data": {
+            "info": {
+                "id": "sh_1",
+                "status": "running",
+                "command": "make",
+                "cwd": FOLDER,
+                "file": "/nonexistent/capture",
+                "metadata": {"sessionID": V2_SID},
+            }
+        },
+    },
     {"type": "shell.exited", "data": {"id": "sh_1", "exit": 0}},
-    {"type": "permission.v2.asked", "data": {"sessionID": V2_SID, "id": "per_1",
-     "action": "bash", "resources": ["rm -rf build"]}},  # fmt: skip
-    {"type": "permission.v2.replied", "data": {"sessionID": V2_SID, "requestID": "per_1",
-     "reply": "once"}},  # fmt: skip
-    {"type": "session.retry.scheduled", "data": {"sessionID": V2_SID, "attempt": 2,
-     "at": 1_800_000_010_000, "error": {"message": "429"}}},  # fmt: skip
-    {"type": "session.status", "data": {"sessionID": V2_SID, "status": {"type": "retry",
-     "attempt": 1, "next": 1_800_000_010_000}}},  # fmt: skip
-    {"type": "session.step.ended", "data": {"sessionID": V2_SID, "assistantMessageID": "m1",
-     "finish": "stop"}},  # fmt: skip
+    {
+        "type": "permission.v2.asked",
+        "data": {
+            "sessionID": V2_SID,
+            "id": "per_1",
+            "action": "bash",
+            "resources": ["rm -rf build"],
+        },
+    },
+    {
+        "type": "permission.v2.replied",
+        "data": {"sessionID": V2_SID, "requestID": "per_1", "reply": "once"},
+    },
+    {
+        "type": "session.retry.scheduled",
+        "data": {
+            "sessionID": V2_SID,
+            "attempt": 2,
+            "at": 1_800_000_010_000,
+            "error": {"message": "429"},
+        },
+    },
+    {
+        "type": "session.status",
+        "data": {
+            "sessionID": V2_SID,
+            "status": {"type": "retry", "attempt": 1, "next": 1_800_000_010_000},
+        },
+    },
+    {
+        "type": "session.step.ended",
+        "data": {"sessionID": V2_SID, "assistantMessageID": "m1", "finish": "stop"},
+    },
     {"type": "session.execution.succeeded", "data": {"sessionID": V2_SID}},
     {"type": "session.execution.interrupted", "data": {"sessionID": V2_SID, "reason": "user"}},
     {"type": "session.synthetic", "data": {"sessionID": V2_SID, "text": "nudge"}},
@@ -110,10 +165,36 @@ V1_TYPES = sorted({e["type"] for e in REAL_V1} | {"question.asked", "question.re
 
 # Keys the adapters read, so random objects hit real code paths, plus arbitrary ones.
 KEYS = st.sampled_from(
-    ["sessionID", "id", "type", "status", "info", "attempt", "next", "at", "reason", "finish",
-     "callID", "tool", "state", "part", "time", "end", "error", "message", "directory",
-     "parentID", "location", "metadata", "todos", "content", "inboxID", "item", "shell"]
-) | st.text(max_size=10)  # fmt: skip
+    [
+        "sessionID",
+        "id",
+        "type",
+        "status",
+        "info",
+        "attempt",
+        "next",
+        "at",
+        "reason",
+        "finish",
+        "callID",
+        "tool",
+        "state",
+        "part",
+        "time",
+        "end",
+        "error",
+        "message",
+        "directory",
+        "parentID",
+        "location",
+        "metadata",
+        "todos",
+        "content",
+        "inboxID",
+        "item",
+        "shell",
+    ]
+) | st.text(max_size=10)
 json_values = st.recursive(
     st.none()
     | st.booleans()
@@ -167,8 +248,10 @@ def v1_events() -> st.SearchStrategy[Any]:
     )
     plain = mutated(REAL_V1, V1_TYPES) | random_event
     # The `/global/event` envelope around some of them, and raw junk.
-    return plain | st.builds(lambda p, d: {"directory": d, "payload": p}, plain, json_values) | (
-        st.dictionaries(st.text(max_size=8), json_values, max_size=3)
+    return (
+        plain
+        | st.builds(lambda p, d: {"directory": d, "payload": p}, plain, json_values)
+        | (st.dictionaries(st.text(max_size=8), json_values, max_size=3))
     )
 
 
@@ -214,8 +297,22 @@ def test_v2_parse_frame_takes_any_text(data: str) -> None:
     assert parsed is None or isinstance(parsed.get("type"), str)
 
 
-NASTY: list[Any] = [None, "", "x", -1, 0, 1.5, float("inf"), float("nan"), 2**70, True, [],
-                    [1, "a"], {}, {"type": "busy"}]  # fmt: skip
+NASTY: list[Any] = [
+    None,
+    "",
+    "x",
+    -1,
+    0,
+    1.5,
+    float("inf"),
+    float("nan"),
+    2**70,
+    True,
+    [],
+    [1, "a"],
+    {},
+    {"type": "busy"},
+]
 
 
 def _representatives(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -253,8 +350,10 @@ def test_every_field_of_real_events_takes_any_value(corpus: str) -> None:
                 try:
                     normalize(event)
                 except Exception as exc:
-                    failures.append(f"{original['type']} {'.'.join(map(str, path))}={value!r}: "
-                                    f"{type(exc).__name__}: {exc}")  # fmt: skip
+                    failures.append(
+                        f"{original['type']} {'.'.join(map(str, path))}={value!r}: "
+                        f"{type(exc).__name__}: {exc}"
+                    )
     assert not failures, "\n".join(failures[:20])
 
 
@@ -272,10 +371,8 @@ def test_oversized_events_are_handled_whole(corpus: str) -> None:
             if not isinstance(parent[path[-1]], str) or "ses" in parent[path[-1]]:
                 continue
             parent[path[-1]] = BIG
-            if corpus == "v1":
-                out = opencode_v1.normalize(event)
-            else:
-                out = opencode_v2.normalize(event)
+            normalize = opencode_v1.normalize if corpus == "v1" else opencode_v2.normalize
+            out = normalize(event)
             assert all(len(e.session_id) < 100 for e in out)
 
 
@@ -331,18 +428,22 @@ def _inside(directory: str | None) -> bool:
 
 
 async def _supervise(
-    events: list[ev.SessionEvent], steps: list[float], scope: str, kind: str
+    events: list[ev.SessionEvent],
+    steps: list[float],
+    scope: Literal["project", "all"],
+    kind: str,
 ) -> _Recorder:
     """Run the real runtime over `events` (time moving `steps[i]` seconds after event i), then
     let an hour pass so every timer fires."""
     clock = FakeClock()
     ref: list[Runtime] = []
     host = _Recorder(ref, kind)
-    workspace = FakeWorkspace(
-        [FOLDER], {FOLDER: [FileItem("PLAN.md", 3, "ship it", "open")]}
-    )
+    workspace = FakeWorkspace([FOLDER], {FOLDER: [FileItem("PLAN.md", 3, "ship it", "open")]})
     config = SupervisorSettings(
-        scope=scope, settle_ms=1000, min_nudge_interval_ms=5000, stall_minutes=1  # type: ignore[arg-type]
+        scope=scope,
+        settle_ms=1000,
+        min_nudge_interval_ms=5000,
+        stall_minutes=1,
     )
     with tempfile.TemporaryDirectory() as state:
         store = Store(Path(state) / DB_NAME)
@@ -410,8 +511,10 @@ def test_v2_streams_through_the_supervisor(
     envelopes: list[Any], directory: str, steps: list[float]
 ) -> None:
     memory = opencode_v2.WireMemory()
-    placed = [json.loads(json.dumps(e).replace(json.dumps(FOLDER), json.dumps(directory)))
-              for e in [*V2_CORPUS[:9], *envelopes]]  # fmt: skip
+    placed = [
+        json.loads(json.dumps(e).replace(json.dumps(FOLDER), json.dumps(directory)))
+        for e in [*V2_CORPUS[:9], *envelopes]
+    ]
     events = [out for e in placed for out in opencode_v2.normalize(e, memory)]
     with errors_logged() as errors:
         host = asyncio.run(_supervise(events, steps, "project", "opencode-v2"))
@@ -436,8 +539,13 @@ def test_the_scope_oracle_can_fail() -> None:
 
 sse_pieces = st.one_of(
     st.builds(lambda v: ("event", json.dumps({"type": "x", "v": v})), json_values),
-    st.builds(lambda t: ("garbage", t), st.text(alphabet=st.characters(
-        blacklist_characters="\r\n", blacklist_categories=["Cs"]), max_size=40)),  # fmt: skip
+    st.builds(
+        lambda t: ("garbage", t),
+        st.text(
+            alphabet=st.characters(blacklist_characters="\r\n", blacklist_categories=["Cs"]),
+            max_size=40,
+        ),
+    ),
     st.builds(lambda v: ("lines", json.dumps({"type": "x", "v": v}, indent=1)), json_values),
     st.just(("comment", ": heartbeat")),
     st.just(("broken", '{"type": "x", "v": [1, 2')),
@@ -486,11 +594,10 @@ def test_sse_reader_survives_garbage_and_chunking(
     arbitrary chunks (a CRLF may be split between two): exactly the well-formed events come
     out, in order, and nothing raises."""
     body, expected = _sse_stream(pieces, newline)
-    points = {c % (len(body) + 1) for c in cuts} | {0, len(body)}
+    cut_at = {c % (len(body) + 1) for c in cuts} | {0, len(body)}
     if cut_after_cr:  # a network read can end between the CR and the LF of one line break
-        points |= {i + 1 for i, byte in enumerate(body) if byte == ord("\r")}
-    points = sorted(points)
-    chunks = [body[a:b] for a, b in zip(points, points[1:], strict=False) if b > a]
+        cut_at |= {i + 1 for i, byte in enumerate(body) if byte == ord("\r")}
+    chunks = [body[a:b] for a, b in itertools.pairwise(sorted(cut_at)) if b > a]
 
     async def read() -> list[str]:
         def handler(request: httpx.Request) -> httpx.Response:
@@ -498,9 +605,7 @@ def test_sse_reader_survives_garbage_and_chunking(
                 200, headers={"content-type": "text/event-stream"}, content=_aiter(chunks)
             )
 
-        http = HostHttp(
-            "http://127.0.0.1:1", password=None, transport=httpx.MockTransport(handler)
-        )
+        http = HostHttp("http://127.0.0.1:1", password=None, transport=httpx.MockTransport(handler))
         got: list[str] = []
         async with http.open_stream("/event", max_event_bytes=64 * 1024) as frames:
             async for frame in frames:
