@@ -103,11 +103,10 @@ def _dotted(loc: tuple[int | str, ...]) -> tuple[str, ...]:
         if node is None or not isinstance(item, str):
             break
         parts.append(item)
-        info = next(
-            (f for name, f in node.model_fields.items() if item in (name, f.alias)), None
-        )
+        info = next((f for name, f in node.model_fields.items() if item in (name, f.alias)), None)
         annotation = info.annotation if info else None
-        node = annotation if isinstance(annotation, type) and issubclass(annotation, BaseModel) else None
+        is_model = isinstance(annotation, type) and issubclass(annotation, BaseModel)
+        node = annotation if is_model else None
     return tuple(parts)
 
 
