@@ -3,9 +3,10 @@
 // starts code-server and passes everything through the environment:
 //   CODE_SERVER_URL  the workbench URL          PLAYWRIGHT_DIR  folder with node_modules/playwright-core
 //   WORKSPACE        the folder with PLAN.md    ARTIFACTS       where the screenshots go
-//   CHROMIUM         the Chromium binary        EXPECT          "working" (default) or "stopped"
+//   CHROMIUM         the Chromium binary
+//   BROKEN_SERVER_COMMAND  JSON array: a server command line that cannot start
 // Prints one JSON line per passed step (ms since start) and exits 1 on the first failure.
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 
@@ -19,7 +20,9 @@ const env = (name) => {
 const url = env("CODE_SERVER_URL");
 const workspace = env("WORKSPACE");
 const artifacts = env("ARTIFACTS");
-const expect = process.env.EXPECT ?? "working";
+// The workspace settings: VS Code watches the workspace folder, so edits there apply at once.
+const workspaceSettings = path.join(workspace, ".vscode", "settings.json");
+const brokenCommand = JSON.parse(env("BROKEN_SERVER_COMMAND"));
 // PLAN.md as the test wrote it, before any edit.
 const PLAN = readFileSync(path.join(workspace, "PLAN.md"), "utf8");
 const { chromium } = createRequire(path.join(env("PLAYWRIGHT_DIR"), "noop.js"))("playwright-core");
@@ -75,80 +78,93 @@ try {
   await waitFor("PLAN.md in the editor", () => editorLines.innerText(), (t) => t.includes("write the intro"));
   step("PLAN.md open");
 
-  if (expect === "stopped") {
-    const text = await waitFor("the stopped status", () => statusBar.innerText(), (t) => t.includes("todo-ls: stopped"));
-    step("status bar says stopped", { text: text.match(/todo-ls: stopped/)[0], screenshot: await shot("stopped") });
-  } else {
-    const text = await waitFor("the todo-ls status", () => statusBar.innerText(), (t) => /📋 [█░]+ 3\/5 open/.test(t));
-    step("status bar", { text: text.match(/📋 [^\n]*open[^\n]*/)[0], screenshot: await shot("1-status-bar") });
+  const text = await waitFor("the todo-ls status", () => statusBar.innerText(), (t) => /📋 [█░]+ 3\/5 open/.test(t));
+  step("status bar", { text: text.match(/📋 [^\n]*open[^\n]*/)[0], screenshot: await shot("1-status-bar") });
 
-    // Inlay hints: after the heading (all five items) and after the parent item (its two children).
-    const lines = await waitFor("inlay hints", () => editorLines.innerText(),
-      (t) => /Plan — café.*2\/5 done/.test(t) && /ship it.*1\/2 done/.test(t));
-    step("inlay hints", { heading: lines.match(/Plan — café.*/)[0] });
+  // Inlay hints: after the heading (all five items) and after the parent item (its two children).
+  const lines = await waitFor("inlay hints", () => editorLines.innerText(),
+    (t) => /Plan — café.*2\/5 done/.test(t) && /ship it.*1\/2 done/.test(t));
+  step("inlay hints", { heading: lines.match(/Plan — café.*/)[0] });
 
-    // Code lens on the first line: progress, the supervisor's state and its commands.
-    const lens = await waitFor("the code lens", () => page.locator(".monaco-editor .codelens-decoration").first().innerText(),
-      (t) => t.includes("3/5 open") && t.includes("Nudge now"));
-    step("code lens", { text: lens });
+  // Code lens on the first line: progress, the supervisor's state and its commands.
+  const lens = await waitFor("the code lens", () => page.locator(".monaco-editor .codelens-decoration").first().innerText(),
+    (t) => t.includes("3/5 open") && t.includes("Nudge now"));
+  step("code lens", { text: lens });
 
-    // Problems panel: one entry per open item, from source todo-ls.
-    await page.keyboard.press("Control+Shift+M");
-    const problems = page.locator(".markers-panel");
-    const rows = await waitFor("the Problems entries", () => problems.innerText(),
-      (t) => (t.match(/todo-ls/g) ?? []).length >= 3 && t.includes("write the intro ✓"));
-    step("problems", { first: rows.split("\n").find((l) => l.includes("write the intro")), screenshot: await shot("2-problems-and-hints") });
+  // Problems panel: one entry per open item, from source todo-ls.
+  await page.keyboard.press("Control+Shift+M");
+  const problems = page.locator(".markers-panel");
+  const rows = await waitFor("the Problems entries", () => problems.innerText(),
+    (t) => (t.match(/todo-ls/g) ?? []).length >= 3 && t.includes("write the intro ✓"));
+  step("problems", { first: rows.split("\n").find((l) => l.includes("write the intro")), screenshot: await shot("2-problems-and-hints") });
 
-    // Quick fix on the item line: Ctrl+. → "Mark done".
-    await page.locator(".monaco-editor .view-line", { hasText: "write the intro" }).click();
-    await page.keyboard.press("End");
-    await page.keyboard.press("Control+.");
-    const markDone = page.locator(".action-widget .monaco-list-row", { hasText: /Mark done(?! with)/ }).first();
-    await markDone.waitFor({ timeout: TIMEOUT });
-    step("quick fix menu", { screenshot: await shot("3-quick-fix") });
-    await markDone.click();
-    await waitFor("the edited line", () => editorLines.innerText(), (t) => t.includes("- [x] write the intro ✓"));
-    const after = await waitFor("the new count", () => statusBar.innerText(), (t) => /📋 [█░]+ 2\/5 open/.test(t));
-    await waitFor("the heading hint update", () => editorLines.innerText(), (t) => /Plan — café.*3\/5 done/.test(t));
-    step("quick fix applied", { text: after.match(/📋 [^\n]*open[^\n]*/)[0] });
+  // Quick fix on the item line: Ctrl+. → "Mark done".
+  await page.locator(".monaco-editor .view-line", { hasText: "write the intro" }).click();
+  await page.keyboard.press("End");
+  await page.keyboard.press("Control+.");
+  const markDone = page.locator(".action-widget .monaco-list-row", { hasText: /Mark done(?! with)/ }).first();
+  await markDone.waitFor({ timeout: TIMEOUT });
+  step("quick fix menu", { screenshot: await shot("3-quick-fix") });
+  await markDone.click();
+  await waitFor("the edited line", () => editorLines.innerText(), (t) => t.includes("- [x] write the intro ✓"));
+  const after = await waitFor("the new count", () => statusBar.innerText(), (t) => /📋 [█░]+ 2\/5 open/.test(t));
+  await waitFor("the heading hint update", () => editorLines.innerText(), (t) => /Plan — café.*3\/5 done/.test(t));
+  step("quick fix applied", { text: after.match(/📋 [^\n]*open[^\n]*/)[0] });
 
-    // The status bar item's tooltip lists each subscribed file.
-    const item = statusBar.locator(".statusbar-item", { hasText: "📋" });
-    await item.hover();
-    const hover = page.locator(".workbench-hover, .monaco-hover").filter({ hasText: "PLAN.md 2/5 open" }).first();
-    await hover.waitFor({ timeout: TIMEOUT });
-    step("tooltip", { text: plain(await hover.innerText()).split("\n").filter(Boolean), screenshot: await shot("4-tooltip") });
+  // The status bar item's tooltip lists each subscribed file.
+  const item = statusBar.locator(".statusbar-item", { hasText: "📋" });
+  await item.hover();
+  const hover = page.locator(".workbench-hover, .monaco-hover").filter({ hasText: "PLAN.md 2/5 open" }).first();
+  await hover.waitFor({ timeout: TIMEOUT });
+  step("tooltip", { text: plain(await hover.innerText()).split("\n").filter(Boolean), screenshot: await shot("4-tooltip") });
 
-    // A click on it lists the open items (todoLs.list); picking one jumps to its line.
-    await item.click();
-    const row = page.locator(".quick-input-list .monaco-list-row", { hasText: "tag the release" });
-    await row.waitFor({ timeout: TIMEOUT });
-    const picks = await page.locator(".quick-input-list .monaco-list-row").allInnerTexts();
-    step("open items quick pick", { rows: picks.map((r) => plain(r).replace(/\n/g, " ")), screenshot: await shot("5-open-items") });
-    await row.click();
-    await waitFor("the cursor on line 6", () => statusBar.innerText(), (t) => t.includes("Ln 6, Col 1"));
-    step("jumped to PLAN.md:6");
+  // A click on it lists the open items (todoLs.list); picking one jumps to its line.
+  await item.click();
+  const row = page.locator(".quick-input-list .monaco-list-row", { hasText: "tag the release" });
+  await row.waitFor({ timeout: TIMEOUT });
+  const picks = await page.locator(".quick-input-list .monaco-list-row").allInnerTexts();
+  step("open items quick pick", { rows: picks.map((r) => plain(r).replace(/\n/g, " ")), screenshot: await shot("5-open-items") });
+  await row.click();
+  await waitFor("the cursor on line 6", () => statusBar.innerText(), (t) => t.includes("Ln 6, Col 1"));
+  step("jumped to PLAN.md:6");
 
-    // The palette command toggles the item on the cursor line.
-    await page.keyboard.press("Control+Shift+P");
-    await page.locator(".quick-input-widget input").fill(">todo-ls: Toggle the item on this line");
-    await page.locator(".quick-input-list .monaco-list-row", { hasText: "Toggle the item on this line" }).first().waitFor({ timeout: TIMEOUT });
-    await page.keyboard.press("Enter");
-    await waitFor("the toggled line", () => editorLines.innerText(), (t) => t.includes("- [x] tag the release") && /ship it.*2\/2 done/.test(t));
-    const toggled = await waitFor("the count after toggling", () => statusBar.innerText(), (t) => /📋 [█░]+ 1\/5 open/.test(t));
-    step("palette toggle", { text: toggled.match(/📋 [^\n]*open[^\n]*/)[0] });
+  // The palette command toggles the item on the cursor line.
+  await page.keyboard.press("Control+Shift+P");
+  await page.locator(".quick-input-widget input").fill(">todo-ls: Toggle the item on this line");
+  await page.locator(".quick-input-list .monaco-list-row", { hasText: "Toggle the item on this line" }).first().waitFor({ timeout: TIMEOUT });
+  await page.keyboard.press("Enter");
+  await waitFor("the toggled line", () => editorLines.innerText(), (t) => t.includes("- [x] tag the release") && /ship it.*2\/2 done/.test(t));
+  const toggled = await waitFor("the count after toggling", () => statusBar.innerText(), (t) => /📋 [█░]+ 1\/5 open/.test(t));
+  step("palette toggle", { text: toggled.match(/📋 [^\n]*open[^\n]*/)[0] });
 
-    // Save: the file on disk has exactly those two markers changed.
-    await page.keyboard.press("Control+S");
-    const expected = PLAN.replace("- [ ] write the intro", "- [x] write the intro").replace("- [ ] tag the release", "- [x] tag the release");
-    const onDisk = await waitFor("the saved file", async () => readFileSync(path.join(workspace, "PLAN.md"), "utf8"),
-      (t) => t === expected);
-    step("saved", { lines: onDisk.split("\n").length, screenshot: await shot("6-saved") });
-  }
+  // Save: the file on disk has exactly those two markers changed.
+  await page.keyboard.press("Control+S");
+  const expected = PLAN.replace("- [ ] write the intro", "- [x] write the intro").replace("- [ ] tag the release", "- [x] tag the release");
+  const onDisk = await waitFor("the saved file", async () => readFileSync(path.join(workspace, "PLAN.md"), "utf8"),
+    (t) => t === expected);
+  step("saved", { lines: onDisk.split("\n").length, screenshot: await shot("6-saved") });
+
+  // A server command that cannot start: the extension restarts on the setting change and says so.
+  const settings = readFileSync(workspaceSettings, "utf8");
+  writeFileSync(workspaceSettings, JSON.stringify({ ...JSON.parse(settings), "todoLs.server.command": brokenCommand }));
+  await waitFor("the stopped status", () => statusBar.innerText(), (t) => t.includes("todo-ls: stopped"));
+  step("broken server command shows stopped", { screenshot: await shot("7-stopped") });
+
+  // Back to the working command, then "todo-ls: Restart server" from the palette.
+  writeFileSync(workspaceSettings, settings);
+  await waitFor("the status after the fix", () => statusBar.innerText(), (t) => /📋 [█░]+ 1\/5 open/.test(t));
+  await page.keyboard.press("Control+Shift+P");
+  await page.locator(".quick-input-widget input").fill(">todo-ls: Restart server");
+  await page.locator(".quick-input-list .monaco-list-row", { hasText: "Restart server" }).first().waitFor({ timeout: TIMEOUT });
+  await page.keyboard.press("Enter");
+  // The server stops (the item leaves the count for a moment), then starts and reports again.
+  await waitFor("the server to stop", () => statusBar.innerText(), (t) => !/📋 [█░]+ 1\/5 open/.test(t));
+  await waitFor("the status after the restart", () => statusBar.innerText(), (t) => /📋 [█░]+ 1\/5 open/.test(t));
+  step("restarted");
 } catch (error) {
   failed = true;
   console.log(JSON.stringify({ error: String(error?.stack ?? error), ms: Date.now() - started }));
-  await shot(`failure-${expect}`).then((f) => console.log(JSON.stringify({ screenshot: f }))).catch(() => {});
+  await shot("failure").then((f) => console.log(JSON.stringify({ screenshot: f }))).catch(() => {});
 } finally {
   await browser.close();
 }
