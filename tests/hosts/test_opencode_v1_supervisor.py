@@ -64,7 +64,7 @@ async def test_no_nudge_while_a_tool_runs(
     sid = opencode.create_session("Tool")
     fake_model.script(OPEN_TODOS, bash("sleep 3; echo built"), text("Built; stopping."))
     opencode.prompt(sid, "Build.")
-    await sup.wait_for(lambda s: any(f"{sid} working" in line and "bash" in line
+    await sup.wait_for(lambda s: any(f"{sid} working · 1 tool" in line
                                      for line in s.lines))  # fmt: skip
     assert sup.nudges(sid) == []  # the tool runs: quiet, not idle
     await sup.wait_for(lambda s: len(s.nudges(sid)) == 1, timeout=40)
@@ -82,7 +82,7 @@ async def test_user_abort_pauses_and_a_real_prompt_resumes(
     sid = opencode.create_session("Abort")
     fake_model.script(OPEN_TODOS, bash("sleep 30"))
     opencode.prompt(sid, "Start.")
-    await sup.wait_for(lambda s: any(f"{sid} working" in line and "bash" in line
+    await sup.wait_for(lambda s: any(f"{sid} working · 1 tool" in line
                                      for line in s.lines))  # fmt: skip
     opencode.abort(sid)
     await sup.wait_for(lambda s: any(f"{sid} paused" in line for line in s.lines))
