@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -582,3 +583,22 @@ def test_folder_of_picks_the_deepest_folder() -> None:
     assert folder_of("/w/a", folders) == "/w/a"
     assert folder_of("/w/ab", folders) is None
     assert folder_of(None, folders) is None
+
+
+async def test_stop_during_a_send_leaves_nothing_behind(h: Harness) -> None:
+    gate = asyncio.Event()
+    deliver = h.host.nudge
+
+    async def slow(session_id: str, text: str, description: str) -> None:
+        await gate.wait()
+        await deliver(session_id, text, description)
+
+    h.host.nudge = slow  # type: ignore[method-assign]
+    await h.turn()
+    h.clock.advance(5)
+    for _ in range(5):
+        await asyncio.sleep(0)
+    await h.rt.stop()
+    assert h.host.sent == [] and h.host.closed
+    assert h.clock.pending == []
+    assert h.store.nudges(S) == []

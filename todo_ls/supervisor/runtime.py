@@ -145,6 +145,7 @@ class Runtime:
         self._sending: set[str] = set()
         self._asked_info: set[str] = set()
         self._main: asyncio.Task[None] | None = None
+        self._stopped = False
 
     @property
     def store(self) -> Store:
@@ -159,6 +160,7 @@ class Runtime:
 
     async def stop(self) -> None:
         """Cancel everything and close the host client."""
+        self._stopped = True  # nothing cancelled below may arm a timer or start a send
         for timer in self._timers.values():
             timer.cancel()
         self._timers.clear()
@@ -346,6 +348,8 @@ class Runtime:
             return None
 
     def _evaluate(self, session_id: str) -> Decision | None:
+        if self._stopped:
+            return None
         session = self.tracker.sessions.get(session_id)
         if session is None or not session.engaged or not self._in_scope(session_id):
             # Sessions idle since before we watched are not ours to nudge (nor to list).
