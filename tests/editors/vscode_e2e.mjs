@@ -114,7 +114,7 @@ try {
   // The status bar item's tooltip lists each subscribed file.
   const item = statusBar.locator(".statusbar-item", { hasText: "📋" });
   await item.hover();
-  const hover = page.locator(".workbench-hover, .monaco-hover").filter({ hasText: "PLAN.md 2/5 open" }).first();
+  const hover = page.locator(".workbench-hover, .monaco-hover").filter({ hasText: "PLAN.md 2/5 open" }).filter({ hasText: "OpenCode" }).first();
   await hover.waitFor({ timeout: TIMEOUT });
   step("tooltip", { text: plain(await hover.innerText()).split("\n").filter(Boolean), screenshot: await shot("4-tooltip") });
 

@@ -88,8 +88,10 @@ export function tooltipLines(status: StatusPayload): string[] {
   } else {
     const host = supervisor.host;
     if (host) {
+      // Before detection succeeds the kind is still the setting's "auto".
+      const kind = host.kind === "auto" ? "OpenCode" : host.kind;
       const version = host.version ? ` ${host.version}` : "";
-      lines.push(`${host.kind}${version} ${host.url ?? ""} ${host.connected ? "connected" : "disconnected"}`.replace(/ +/g, " "));
+      lines.push(`${kind}${version} ${host.url ?? ""} ${host.connected ? "connected" : "disconnected"}`.replace(/ +/g, " "));
     }
     for (const session of supervisor.sessions) {
       lines.push(sessionLine(session));

@@ -51,6 +51,12 @@ test("a disconnected host is shown as such", () => {
   assert.deepEqual(tooltipLines(s).slice(-1), ["opencode-v2 disconnected"]);
 });
 
+test("a host not detected yet is called OpenCode, not by the setting value auto", () => {
+  const host = { kind: "auto", url: "http://127.0.0.1:4096", connected: false };
+  const s = status({ supervisor: { enabled: true, host, sessions: [] } });
+  assert.deepEqual(tooltipLines(s).slice(-1), ["OpenCode http://127.0.0.1:4096 disconnected"]);
+});
+
 test("relative paths outside the workspace fall back to the file name", () => {
   assert.equal(relativeTo(WS, "file:///elsewhere/TODO.md"), "TODO.md");
   assert.equal(relativeTo(`${WS}/`, `${WS}/a/b.md`), "a/b.md");
