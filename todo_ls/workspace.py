@@ -42,6 +42,7 @@ from todo_ls.disk import DiskError, read_text
 log = logging.getLogger(__name__)
 
 _GLOB_MAGIC = re.compile(r"[*?\[]")
+_URI_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]+:")  # two letters at least: not `C:`
 _SKIP_DIRS = frozenset({".git", "node_modules", ".hg", ".svn"})
 _EMPTY = Checklist(items=(), headings=(), plain_items=())
 
@@ -298,7 +299,7 @@ class WorkspaceIndex:
     def resolve_target(self, target: str) -> Path:
         """The file a subscribe/unsubscribe argument names: a `file:` URI, an absolute path,
         or a path relative to the (first) workspace folder that must stay inside it."""
-        if "://" in target or target.startswith("file:"):
+        if _URI_SCHEME.match(target):
             path = uri_to_path(target)
             if path is None:
                 raise SubscriptionError(f"{target} is not a file URI")

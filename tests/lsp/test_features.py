@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import TIMEOUT, Editor
+from conftest import TIMEOUT, Editor, start_editor
 from lsprotocol import types
 
 WHOLE = types.Range(
@@ -88,6 +88,38 @@ async def test_diagnostics_one_per_open_item(editor: Editor) -> None:
     assert {d.severity for d in found} == {types.DiagnosticSeverity.Information}
     blocks = found[1]
     assert (blocks.range.start.character, blocks.range.end.character) == (2, 14)
+
+
+async def test_push_diagnostics_for_a_client_without_pull(root: Path, state_dir: Path) -> None:
+    editor = await start_editor(root, "push-only", {"markdownFiles": ["PLAN.md"]}, state_dir)
+    try:
+        await editor.wait_status(lambda s: True)  # settings are in
+        pushed = editor.client.protocol.wait_for_notification_async(
+            types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS
+        )
+        uri = editor.open("PLAN.md")
+        params = await asyncio.wait_for(pushed, TIMEOUT)
+        assert params.uri == uri and params.version == 1
+        assert [d.code for d in params.diagnostics] == ["open", "open", "inProgress", "blocked"]
+        pushed = editor.client.protocol.wait_for_notification_async(
+            types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS
+        )
+        editor.set_text(uri, editor.text(uri).replace("[ ]", "[x]"))
+        params = await asyncio.wait_for(pushed, TIMEOUT)
+        assert (params.version, [d.code for d in params.diagnostics]) == (
+            2,
+            ["inProgress", "blocked"],
+        )
+    finally:
+        await asyncio.wait_for(editor.client.shutdown_session(), TIMEOUT)
+        await editor.client.stop()
+
+
+async def test_pull_clients_get_no_pushed_diagnostics(editor: Editor) -> None:
+    uri = editor.open("PLAN.md")
+    assert len(await editor.pull(uri)) == 4
+    await asyncio.sleep(0.2)
+    assert editor.client.diagnostics == {}
 
 
 async def test_no_diagnostics_outside_subscribed_files(editor: Editor, root: Path) -> None:
