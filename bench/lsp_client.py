@@ -62,15 +62,25 @@ class LspClient:
 
     @classmethod
     async def spawn(
-        cls, command: Sequence[str] = SERVER, *, cwd: Path | None = None, **kwargs: Any
+        cls,
+        command: Sequence[str] = SERVER,
+        *,
+        cwd: Path,
+        stderr: int = asyncio.subprocess.DEVNULL,
+        **kwargs: Any,
     ) -> LspClient:
-        """Start the server (stderr discarded: the benchmark prints JSON only)."""
-        env = {**os.environ, "PYTHONPATH": str(REPO)}
+        """Start the server in `cwd`, its shared state kept in `cwd/.state` (stderr discarded
+        by default: the benchmarks print JSON only)."""
+        env = {
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])),
+            "TODO_LS_STATE_DIR": str(cwd / ".state"),
+        }
         process = await asyncio.create_subprocess_exec(
             *command,
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.DEVNULL,
+            stderr=stderr,
             cwd=cwd,
             env=env,
             limit=1 << 24,

@@ -1,0 +1,124 @@
+"""Cold start: process spawn → `initialize` response of `python -m todo_ls` over stdio.
+
+Baselines measured alternately in the same run: a bare `python -c pass` and
+`python -c "import pygls.lsp.server"` (spawn to exit), so the server's own start-up cost is
+visible as a difference. One extra run under `python -X importtime` lists which heavy modules
+are loaded before the `initialize` answer: host adapters, httpx and markdown-it-py must not be
+(they load only when the supervisor or a reference parse needs them).
+
+Budget (issue 7): initialize response p50 <= 450 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from benchutil import ms, report, summary
+from lsp_client import SERVER, LspClient, capabilities
+
+BUDGET_P50_MS = 450.0
+LAZY_MODULES = (
+    "httpx",
+    "httpx_sse",
+    "markdown_it",
+    "mdit_py_plugins",
+    "todo_ls.hosts.http",
+    "todo_ls.hosts.opencode_v1",
+    "todo_ls.hosts.opencode_v2",
+    "todo_ls.hosts.discovery",
+)
+
+
+async def initialize_once(root: Path, command: list[str]) -> float:
+    """Seconds from spawning the server to its `initialize` answer (then shut it down)."""
+    start = time.perf_counter()
+    client = await LspClient.spawn(command, cwd=root)
+    received = await asyncio.wait_for(
+        client.send_request(
+            "initialize",
+            {
+                "processId": None,
+                "rootUri": root.as_uri(),
+                "capabilities": capabilities(pull=True),
+                "workspaceFolders": [{"uri": root.as_uri(), "name": root.name}],
+            },
+        ),
+        60,
+    )
+    elapsed = received.at - start
+    await client.close()
+    return elapsed
+
+
+def spawn_once(code: str) -> float:
+    """Seconds from spawning `python -c code` to its exit."""
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-c", code], check=True)
+    return time.perf_counter() - start
+
+
+async def eager_imports(root: Path) -> list[str]:
+    """Which of `LAZY_MODULES` the server imported by the time it answered `initialize`."""
+    command = [sys.executable, "-X", "importtime", *SERVER[1:]]
+    with tempfile.TemporaryFile() as log:  # a file, not a pipe: nobody reads it meanwhile
+        client = await LspClient.spawn(command, cwd=root, stderr=log.fileno())
+        await client.request(
+            "initialize", {"processId": None, "rootUri": root.as_uri(), "capabilities": {}}
+        )
+        await client.close()
+        log.seek(0)
+        lines = log.read().decode(errors="replace").splitlines()
+    imported = {line.rsplit("|", 1)[-1].strip() for line in lines if "|" in line}
+    return [name for name in LAZY_MODULES if name in imported]
+
+
+async def main_async(repeats: int) -> None:
+    samples: dict[str, list[float]] = {"initialize": [], "python_pass": [], "import_pygls": []}
+    with tempfile.TemporaryDirectory(prefix="todo-ls-bench-") as tmp:
+        root = Path(tmp)
+        await initialize_once(root, SERVER)  # warm the OS file cache once
+        for _ in range(repeats):
+            samples["initialize"].append(await initialize_once(root, SERVER))
+            samples["python_pass"].append(spawn_once("pass"))
+            samples["import_pygls"].append(spawn_once("import pygls.lsp.server"))
+        eager = await eager_imports(root)
+    figures: dict[str, Any] = {name: summary(values) for name, values in samples.items()}
+    init = statistics.median(samples["initialize"])
+    figures["initialize"]["minus_import_pygls_ms"] = ms(
+        init - statistics.median(samples["import_pygls"])
+    )
+    figures["initialize"]["ratio_to_import_pygls"] = round(
+        init / statistics.median(samples["import_pygls"]), 2
+    )
+    within = figures["initialize"]["p50_ms"] <= BUDGET_P50_MS
+    report(
+        "coldstart",
+        {
+            "repeats": repeats,
+            **figures,
+            "eager_heavy_imports": eager,
+            "budget": {"initialize_p50_ms": BUDGET_P50_MS},
+            "within_budget": within and not eager,
+        },
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=15, help="samples per measurement")
+    args = parser.parse_args()
+    asyncio.run(main_async(args.repeats))
+
+
+if __name__ == "__main__":
+    main()
