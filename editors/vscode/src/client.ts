@@ -12,7 +12,7 @@ import {
   State,
 } from "vscode-languageclient/node";
 import { CLIENT_ID, CLIENT_NAME, CLIENT_ONLY_SETTINGS, CONFIG_SECTION, STATUS_NOTIFICATION } from "./constants";
-import { ServerCommand, resolveServerCommand } from "./serverCommand";
+import { CommandLine, resolveServerCommand } from "./serverCommand";
 import { StatusPayload } from "./status";
 import { StatusBar } from "./statusBar";
 
@@ -38,7 +38,7 @@ function currentServerSettings(scope?: vscode.Uri): Record<string, unknown> {
   return serverSettings(vscode.workspace.getConfiguration(undefined, scope).get(CONFIG_SECTION));
 }
 
-export function serverCommand(): ServerCommand {
+export function serverCommand(): CommandLine {
   const setting = vscode.workspace.getConfiguration(CONFIG_SECTION).get<string[]>("server.command", []);
   return resolveServerCommand(setting, {
     pathEnv: process.env.PATH,

@@ -2,7 +2,7 @@
 
 import * as path from "node:path";
 
-export interface ServerCommand {
+export interface CommandLine {
   command: string;
   args: string[];
 }
@@ -50,7 +50,7 @@ function expand(part: string, ctx: CommandContext): string {
  * The command line that starts the server: the `todoLs.server.command` setting when it is
  * set, else `todo-ls` on PATH (pipx / uv tool install), else the Python module.
  */
-export function resolveServerCommand(setting: readonly string[], ctx: CommandContext): ServerCommand {
+export function resolveServerCommand(setting: readonly string[], ctx: CommandContext): CommandLine {
   const parts = setting.filter((p) => p.trim() !== "").map((p) => expand(p, ctx));
   if (parts.length > 0) {
     return { command: parts[0], args: parts.slice(1) };
