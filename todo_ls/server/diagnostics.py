@@ -18,25 +18,37 @@ SOURCE = "todo-ls"
 LABELS = {"open": "Open", "inProgress": "In progress", "blocked": "Blocked"}
 
 
+DiagnosticKey = tuple[int, str, str, int]  # line, line text, state, bullet column
+_CacheKey = tuple[FileState, types.DiagnosticSeverity, Encoding, int]
+
+
 def item_diagnostics(
-    state: FileState, severity: types.DiagnosticSeverity, encoding: Encoding
-) -> list[types.Diagnostic]:
-    """A diagnostic per open item, from its bullet to the end of its line."""
+    state: FileState,
+    severity: types.DiagnosticSeverity,
+    encoding: Encoding,
+    reuse: dict[DiagnosticKey, types.Diagnostic] | None = None,
+) -> dict[DiagnosticKey, types.Diagnostic]:
+    """A diagnostic per open item, from its bullet to the end of its line, keyed by what it
+    depends on. Entries of `reuse` (the previous result, same severity and encoding) whose
+    line is unchanged are reused, so a keystroke in a big document rebuilds one diagnostic."""
     lines = state.lines
-    found = []
+    reuse = reuse or {}
+    found = {}
     for item in state.checklist.items:
         if item.state not in OPEN_STATES:
             continue
-        end = len(lines[item.line]) if item.line < len(lines) else item.marker_col
-        found.append(
-            types.Diagnostic(
-                range=encoding.range(lines, item.line, item.bullet_col, end),
+        text = lines[item.line] if item.line < len(lines) else ""
+        key = (item.line, text, item.state, item.bullet_col)
+        diagnostic = reuse.get(key)
+        if diagnostic is None:
+            diagnostic = types.Diagnostic(
+                range=encoding.range(lines, item.line, item.bullet_col, len(text)),
                 message=f"{LABELS.get(item.state, item.state)}: {item.text}",
                 severity=severity,
                 code=item.state,
                 source=SOURCE,
             )
-        )
+        found[key] = diagnostic
     return found
 
 
@@ -45,7 +57,7 @@ class Diagnostics:
 
     def __init__(self, ls: TodoLanguageServer) -> None:
         self._ls = ls
-        self._cache: dict[str, tuple[object, list[types.Diagnostic]]] = {}
+        self._cache: dict[str, tuple[_CacheKey, dict[DiagnosticKey, types.Diagnostic]]] = {}
 
     def for_uri(self, uri: str) -> tuple[FileState | None, list[types.Diagnostic]]:
         """The document's state (None when not a subscribed file) and its diagnostics."""
@@ -61,10 +73,13 @@ class Diagnostics:
         key = (state, severity, ls.encoding, ls.generation)
         cached = self._cache.get(uri)
         if cached is not None and cached[0] == key:
-            return state, cached[1]
-        found = item_diagnostics(state, severity, ls.encoding)
+            return state, list(cached[1].values())
+        same_settings = cached is not None and cached[0][1:3] == key[1:3]
+        found = item_diagnostics(
+            state, severity, ls.encoding, cached[1] if cached and same_settings else None
+        )
         self._cache[uri] = (key, found)
-        return state, found
+        return state, list(found.values())
 
     def push(self, uri: str) -> None:
         """Publish the document's diagnostics to a push client."""
