@@ -193,8 +193,10 @@ class Runtime:
                 raise
             except Exception as err:
                 self.connected = False
-                self._set_error(_one_line(err))
-                log.warning("supervisor: %s; retrying", self.error)
+                error = _one_line(err)
+                if error != self.error:  # a lasting fault is logged once, not at every retry
+                    log.warning("supervisor: %s; retrying", error)
+                self._set_error(error)
             attempt += 1
             await self._clock.sleep(min(RECONNECT_MAX_S, 2.0 ** min(attempt, 5)))
 
@@ -441,6 +443,9 @@ class Runtime:
             await host.nudge(session_id, text, f"todo-ls {kind} nudge #{claim.number}")
             sent = True
         except HostError as err:
+            # Unanswered in time, the request may still have reached the agent: it counts as
+            # sent, so the retry can never be a second nudge for the same opportunity.
+            sent = err.kind == "timeout"
             return self._delivery_failed(session_id, err)
         finally:
             self._store.settle_claim(claim.claim_id, sent, sent_at if sent else self._clock.now())
