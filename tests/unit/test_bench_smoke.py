@@ -1,0 +1,82 @@
+"""The benchmark scripts still run end to end (tiny sizes; no timing is asserted here).
+
+Each script runs as `bench/run_all.sh` runs it, in a subprocess, and must print one JSON report
+whose figures describe what it measured.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+BENCH = Path(__file__).resolve().parents[2] / "bench"
+
+
+def run_bench(*args: str) -> dict[str, Any]:
+    done = subprocess.run(
+        [sys.executable, *args], cwd=BENCH, capture_output=True, text=True, timeout=180
+    )
+    assert done.returncode == 0, done.stderr
+    report: dict[str, Any] = json.loads(done.stdout)
+    return report
+
+
+def test_parse_bench_checks_identity_with_markdown_it() -> None:
+    # bench_parse.py has no size option: shrink its corpus before it imports it.
+    code = (
+        "import corpus; full = corpus.make_corpus\n"
+        "corpus.make_corpus = lambda items=200, seed=7: full(items, seed)\n"
+        "import bench_parse; bench_parse.main()"
+    )
+    report = run_bench("-c", code)
+    assert report["items"] == 200
+    assert report["identical_items"] is True
+    assert report["engine_ms"] > 0 and report["ratio"] > 0
+
+
+def test_editor_bench_measures_push_and_pull_against_a_baseline() -> None:
+    report = run_bench("bench_editor.py", "--items", "300", "--plan-lines", "120", "--repeats", "3")
+    for mode in ("push", "pull"):
+        figures = report[mode]
+        assert figures["baseline_round_trip"]["n"] == 3
+        for name in ("change_1mb", "change_1000_lines"):
+            assert figures[name]["p50_ms"] > 0
+            assert figures[name]["ratio_to_baseline"] is not None
+            assert "within_budget" in figures[name]
+    assert report["push"]["inlay_hints_100_lines"]["n"] == 3
+    assert report["push"]["code_actions"]["n"] == 3
+    assert report["machine"]["nproc"] >= 1
+
+
+def test_coldstart_bench_finds_no_eager_heavy_import() -> None:
+    report = run_bench("bench_coldstart.py", "--repeats", "1")
+    assert report["initialize"]["p50_ms"] > 0
+    assert report["import_pygls"]["p50_ms"] > 0
+    # Host adapters, httpx and markdown-it-py load only when needed.
+    assert report["eager_heavy_imports"] == []
+
+
+def test_workspace_bench_indexes_every_file_with_progress() -> None:
+    report = run_bench(
+        "bench_workspace.py", "--files", "6", "--items-per-file", "20", "--repeats", "2"
+    )
+    assert report["items"] == 120
+    assert report["progress"]["reported"] is True
+    assert report["rss_mb"] > 0
+    assert report["status_after_disk_change"]["n"] == 2
+    assert report["status_after_edit"]["n"] == 2
+
+
+def test_supervisor_bench_streams_events_and_nudges_every_idle_session() -> None:
+    report = run_bench(
+        "bench_supervisor.py",
+        *("--events", "3000", "--copies", "2", "--sessions", "4", "--settle-ms", "50"),
+    )
+    flow = report["throughput"]
+    assert flow["events"] >= 3000
+    assert flow["events_per_s"] > 0 and len(flow["rss_mb_checkpoints"]) >= 2
+    assert report["nudge"]["sessions"] == 4
+    assert report["nudge"]["nudged"] == 4
