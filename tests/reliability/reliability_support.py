@@ -3,9 +3,14 @@ name once several suites have one)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from fake_v2 import FakeV2Server
 
 REPO = Path(__file__).resolve().parents[2]
 # Beside the repository (in CI too): the 489 events recorded from OpenCode 1.18.33.
@@ -25,3 +30,29 @@ def load_v1_sample() -> dict[str, list[dict[str, Any]]]:
             record = json.loads(line)
             scenarios.setdefault(record["scenario"], []).append(record["event"])
     return scenarios
+
+
+class ServerThread:
+    """Runs a fake server on its own event loop in a thread (so blocking the test's loop
+    makes the client, not the server, slow)."""
+
+    def __init__(self, fake: FakeV2Server) -> None:
+        self.fake = fake
+        self.loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self._thread.start()
+        asyncio.run_coroutine_threadsafe(fake.start(), self.loop).result(5)
+
+    def call(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        """Run `fn` on the server's loop and return its result."""
+
+        async def run() -> Any:
+            return fn(*args, **kwargs)
+
+        return asyncio.run_coroutine_threadsafe(run(), self.loop).result(5)
+
+    def stop(self) -> None:
+        asyncio.run_coroutine_threadsafe(self.fake.stop(), self.loop).result(5)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self._thread.join(5)
+        self.loop.close()

@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 from fake_host import FakeHost, FakeWorkspace
 from fake_v2 import FakeV2Server, _not_found
+from reliability_support import ServerThread
 
 from todo_ls.checklist.model import FileItem
 from todo_ls.config import SupervisorSettings
@@ -425,34 +426,6 @@ async def test_a_slow_reader_is_dropped_and_the_supervisor_recovers(tmp_path: Pa
             assert len(fake.synthetic_requests) == 1
     finally:
         server.stop()
-
-
-class ServerThread:
-    """Runs a fake server on its own event loop in a thread (so blocking the test's loop
-    makes the client, not the server, slow)."""
-
-    def __init__(self, fake: FakeV2Server) -> None:
-        import threading
-
-        self.fake = fake
-        self.loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self.loop.run_forever, daemon=True)
-        self._thread.start()
-        asyncio.run_coroutine_threadsafe(fake.start(), self.loop).result(5)
-
-    def call(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-        """Run `fn` on the server's loop and return its result."""
-
-        async def run() -> Any:
-            return fn(*args, **kwargs)
-
-        return asyncio.run_coroutine_threadsafe(run(), self.loop).result(5)
-
-    def stop(self) -> None:
-        asyncio.run_coroutine_threadsafe(self.fake.stop(), self.loop).result(5)
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self._thread.join(5)
-        self.loop.close()
 
 
 # --- the clock ----------------------------------------------------------------------------
