@@ -13,10 +13,13 @@ from todo_ls import __version__
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="todo-ls", description=__doc__)
     parser.add_argument("--version", action="version", version=f"todo-ls {__version__}")
+    # vscode-languageclient appends --stdio to the server command; stdio is the default anyway.
+    parser.add_argument("--stdio", action="store_true", help=argparse.SUPPRESS)
     sub = parser.add_subparsers(dest="command")
 
     serve = sub.add_parser("serve", help="run the language server over stdio (the default)")
     serve.add_argument("--tcp", action="store_true", help="listen on TCP instead of stdio")
+    serve.add_argument("--stdio", action="store_true", help="talk LSP over stdio (the default)")
     serve.add_argument("--host", default="127.0.0.1", help="TCP address (default: loopback)")
     serve.add_argument("--port", type=int, default=2087, help="TCP port")
     serve.add_argument("--log-level", default="INFO", help="stderr log level")

@@ -95,6 +95,15 @@ class LoadedSettings:
     unknown_keys: list[str] = field(default_factory=list)  # for the log only
 
 
+def _sub_model(model: type[BaseModel], key: str) -> type[BaseModel] | None:
+    """The nested settings model behind `key` (by name or alias), if it is one."""
+    info = next((f for n, f in model.model_fields.items() if key in (n, f.alias)), None)
+    annotation: object = info.annotation if info else None
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    return None
+
+
 def _dotted(loc: tuple[int | str, ...]) -> tuple[str, ...]:
     # pydantic reports nested dict/list positions too; the setting is the first alias path.
     parts: list[str] = []
@@ -103,10 +112,7 @@ def _dotted(loc: tuple[int | str, ...]) -> tuple[str, ...]:
         if node is None or not isinstance(item, str):
             break
         parts.append(item)
-        info = next((f for name, f in node.model_fields.items() if item in (name, f.alias)), None)
-        annotation = info.annotation if info else None
-        is_model = isinstance(annotation, type) and issubclass(annotation, BaseModel)
-        node = annotation if is_model else None
+        node = _sub_model(node, item)
     return tuple(parts)
 
 
@@ -125,9 +131,8 @@ def _unknown(raw: Mapping[str, Any], model: type[BaseModel], prefix: str = "") -
         if key not in names:
             found.append(prefix + key)
             continue
-        info = next(f for n, f in model.model_fields.items() if key in (n, f.alias))
-        sub = info.annotation
-        if isinstance(value, Mapping) and isinstance(sub, type) and issubclass(sub, BaseModel):
+        sub = _sub_model(model, key)
+        if isinstance(value, Mapping) and sub is not None:
             found += _unknown(value, sub, f"{prefix}{key}.")
     return found
 
