@@ -16,6 +16,7 @@ from typing import Any
 from lsprotocol import types
 
 from todo_ls.config import load_settings
+from todo_ls.server import indexing
 from todo_ls.server.core import TodoLanguageServer
 from todo_ls.server.diagnostics import Diagnostics
 from todo_ls.server.documents import FileWatch
@@ -90,7 +91,9 @@ def register(
     @server.feature(types.INITIALIZED)
     async def on_initialized(ls: TodoLanguageServer, params: types.InitializedParams) -> None:
         ls.open_store()
+        token = await indexing.progress_token(ls)  # before the settings: see indexing.py
         await pull_settings(ls)
+        indexing.index_subscribed(ls, token)
         ls.supervision.start()
         status.flush()
 

@@ -1,0 +1,63 @@
+"""The initial index: every subscribed file parsed once, with work-done progress.
+
+Run from `initialized` right after the settings are loaded, so the first `todoLs/status` and
+the first requests find every parse cached. The client is asked for a progress token *before*
+the settings are pulled: creating it is a round trip, and while it is under way a status
+publish scheduled by the new settings would parse every file itself, with no progress shown.
+The loop itself does not yield to the event loop for the same reason (a pending status
+publish would take over the remaining files).
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+
+from lsprotocol import types
+
+from todo_ls.server.core import TodoLanguageServer
+
+log = logging.getLogger(__name__)
+
+TITLE = "todo-ls: indexing"
+REPORTS = 20  # at most this many `report`s, however many files
+
+
+async def progress_token(ls: TodoLanguageServer) -> str | None:
+    """A work-done progress token created by the client, None when it cannot show progress."""
+    if not ls.supports("window.work_done_progress"):
+        return None
+    token = str(uuid.uuid4())  # fresh: pygls never forgets a token
+    try:
+        await ls.work_done_progress.create_async(token)
+    except Exception as exc:  # a client that refuses: index without progress
+        log.info("work-done progress refused: %s", exc)
+        return None
+    return token
+
+
+def index_subscribed(ls: TodoLanguageServer, token: str | None) -> int:
+    """Parse every subscribed file (cached in the workspace index); returns their number."""
+    paths = [path for _, path in ls.workspace_index.all_subscribed()]
+    progress = ls.work_done_progress if token is not None else None
+    total = len(paths)
+    if progress is not None and token is not None:
+        progress.begin(
+            token,
+            types.WorkDoneProgressBegin(
+                title=TITLE, message=f"0/{total} files", percentage=0, cancellable=False
+            ),
+        )
+    step = max(1, total // REPORTS)
+    for done, path in enumerate(paths, 1):
+        ls.workspace_index.state(path)
+        if progress is not None and token is not None and done % step == 0 and done < total:
+            progress.report(
+                token,
+                types.WorkDoneProgressReport(
+                    message=f"{done}/{total} files", percentage=100 * done // total
+                ),
+            )
+    if progress is not None and token is not None:
+        progress.end(token, types.WorkDoneProgressEnd(message=f"{total} files"))
+    return total
