@@ -77,6 +77,7 @@ SCHEMA_VERSION = len(MIGRATIONS)
 CLOCK_SET_BACK_S = 300.0
 
 _LOCK_RETRIES = 8
+_READ_CACHE_SIZE = 4096  # cached query results kept before the read cache starts over
 
 _T = TypeVar("_T")
 
@@ -155,6 +156,10 @@ class Store:
         self._busy_timeout = busy_timeout
         self._lock = threading.Lock()
         self._conn: sqlite3.Connection | None = None
+        # Read cache (see `_cached`): the supervisor reads pauses and the nudge history on
+        # every evaluation, which is many times per second while agents stream events.
+        self._reads: dict[tuple[object, ...], Any] = {}
+        self._read_version: int | None = None
         try:
             self._open_file()
         except (OSError, sqlite3.Error) as err:
@@ -312,6 +317,29 @@ class Store:
                 return body(conn)
 
         with self._lock:
+            try:
+                return self._retry(run)
+            finally:
+                self._reads.clear()  # this connection's commits do not move data_version
+
+    def _cached(self, key: tuple[object, ...], read: Callable[[sqlite3.Connection], _T]) -> _T:
+        """`read(conn)`, remembered until the database changes: every write through this store
+        clears the cache, and `PRAGMA data_version` moves when another connection commits."""
+
+        def run() -> _T:
+            conn = self._db
+            version = conn.execute("PRAGMA data_version").fetchone()[0]
+            if version != self._read_version:
+                self._reads.clear()
+                self._read_version = version
+            if key not in self._reads:
+                if len(self._reads) >= _READ_CACHE_SIZE:
+                    self._reads.clear()
+                self._reads[key] = read(conn)
+            value: _T = self._reads[key]
+            return value
+
+        with self._lock:
             return self._retry(run)
 
     def _query(self, sql: str, params: Sequence[object] = ()) -> list[Any]:
@@ -370,8 +398,12 @@ class Store:
 
     def pauses(self) -> dict[str, Pause]:
         """Every paused session, by id."""
-        rows = self._query("SELECT session_id, reason, since FROM pauses")
-        return {sid: Pause(sid, reason, since) for sid, reason, since in rows}
+
+        def read(conn: sqlite3.Connection) -> dict[str, Pause]:
+            rows = conn.execute("SELECT session_id, reason, since FROM pauses").fetchall()
+            return {sid: Pause(sid, reason, since) for sid, reason, since in rows}
+
+        return dict(self._cached(("pauses",), read))
 
     # episodes
 
@@ -461,37 +493,44 @@ class Store:
 
     def last_sent(self, session_id: str) -> NudgeRecord | None:
         """The session's most recent sent nudge, from any process."""
-        rows = self._query(
-            f"SELECT {_RECORD_COLUMNS} FROM nudges WHERE session_id = ? AND state = 'sent' "
-            "ORDER BY id DESC LIMIT 1",
-            (session_id,),
-        )
-        return NudgeRecord(*rows[0]) if rows else None
+
+        def read(conn: sqlite3.Connection) -> NudgeRecord | None:
+            row = conn.execute(
+                f"SELECT {_RECORD_COLUMNS} FROM nudges WHERE session_id = ? AND state = 'sent' "
+                "ORDER BY id DESC LIMIT 1",
+                (session_id,),
+            ).fetchone()
+            return NudgeRecord(*row) if row else None
+
+        return self._cached(("last_sent", session_id), read)
 
     def episode_nudge_count(self, session_id: str) -> int:
         """Nudges sent to the session in its current episode."""
 
-        def count() -> int:
-            return _sent_in_episode(self._db, session_id, _episode(self._db, session_id))
+        def count(conn: sqlite3.Connection) -> int:
+            return _sent_in_episode(conn, session_id, _episode(conn, session_id))
 
-        with self._lock:
-            return self._retry(count)
+        return self._cached(("episode_nudge_count", session_id), count)
 
     def consecutive_same_hash(self, session_id: str, open_hash: str) -> int:
         """How many of the session's latest sent nudges in the current episode, in a row, were
         sent for the open-item set `open_hash` (0 if the latest was for another set)."""
-        rows = self._query(
-            "SELECT open_hash FROM nudges WHERE session_id = ? AND state = 'sent' "
-            "AND episode = (SELECT COALESCE(MAX(episode), 0) FROM episodes WHERE session_id = ?) "
-            "ORDER BY id DESC",
-            (session_id, session_id),
-        )
-        run = 0
-        for (h,) in rows:
-            if h != open_hash:
-                break
-            run += 1
-        return run
+
+        def read(conn: sqlite3.Connection) -> int:
+            rows = conn.execute(
+                "SELECT open_hash FROM nudges WHERE session_id = ? AND state = 'sent' AND "
+                "episode = (SELECT COALESCE(MAX(episode), 0) FROM episodes WHERE session_id = ?) "
+                "ORDER BY id DESC",
+                (session_id, session_id),
+            ).fetchall()
+            run = 0
+            for (h,) in rows:
+                if h != open_hash:
+                    break
+                run += 1
+            return run
+
+        return self._cached(("consecutive_same_hash", session_id, open_hash), read)
 
     # todo lists for hosts without their own
 

@@ -1,0 +1,38 @@
+"""The store's read cache never serves a stale answer: writes through the same store and
+commits by another connection (another todo-ls process) are seen by the next read."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from todo_ls.store import Store
+
+
+def test_reads_see_writes_of_another_connection(tmp_path: Path) -> None:
+    mine, other = Store(tmp_path / "state.db"), Store(tmp_path / "state.db")
+    assert mine.pauses() == {}
+    assert mine.last_sent("ses_a") is None
+    other.pause("ses_a", "user", 1.0)
+    assert set(mine.pauses()) == {"ses_a"}
+    claim = other.claim_nudge("ses_a", "h1", "idle", "other", 2.0, 0.0, 60.0)
+    assert claim is not None
+    other.settle_claim(claim.claim_id, True, 3.0)
+    last = mine.last_sent("ses_a")
+    assert last is not None and last.open_hash == "h1"
+    assert mine.episode_nudge_count("ses_a") == 1
+    assert mine.consecutive_same_hash("ses_a", "h1") == 1
+    mine.close()
+    other.close()
+
+
+def test_reads_see_own_writes_and_callers_cannot_corrupt_the_cache(tmp_path: Path) -> None:
+    store = Store(tmp_path / "state.db")
+    store.pause("ses_a", "user", 1.0)
+    paused = store.pauses()
+    paused.clear()  # a caller's copy
+    assert set(store.pauses()) == {"ses_a"}
+    store.resume("ses_a")
+    assert store.pauses() == {}
+    store.start_episode("ses_a", 2.0)
+    assert store.episode_nudge_count("ses_a") == 0
+    store.close()
