@@ -94,6 +94,7 @@ NOISE = frozenset(
     }
 )
 _TODO_STATUSES: frozenset[str] = frozenset({"pending", "in_progress", "completed", "cancelled"})
+_MAX_OPEN_SPANS = 1024  # per session (spans are ended by their own events or at turn end)
 _ENDED = "\0ended"  # V1Memory.tools value of a finished call (no output can equal it)
 _TOAST_VARIANTS = frozenset({"info", "success", "warning", "error"})
 
@@ -135,6 +136,9 @@ class V1Memory:
     # partID / callID → (session, kind, still open)
     spans: Bounded[str, tuple[str, SpanKind, bool]] = field(default_factory=lambda: Bounded(1024))
     users: Bounded[tuple[str, bool], None] = field(default_factory=lambda: Bounded(512))
+    # session → its open span ids in start order: a turn end closes them without a scan of
+    # every remembered span (that scan dominated the cost of a busy stream)
+    open_spans: Bounded[str, dict[str, None]] = field(default_factory=lambda: Bounded(1024))
     unknown_types: set[str] = field(default_factory=set)  # for one log line per type
 
 
@@ -213,6 +217,13 @@ def _start_span(memory: V1Memory, sid: str, kind: SpanKind, span_id: str) -> lis
     if span_id in memory.spans:
         return []
     memory.spans[span_id] = (sid, kind, True)
+    open_ids = memory.open_spans.get(sid)
+    if open_ids is None:
+        open_ids = {}
+        memory.open_spans[sid] = open_ids
+    open_ids[span_id] = None
+    if len(open_ids) > _MAX_OPEN_SPANS:
+        del open_ids[next(iter(open_ids))]
     return [SpanStarted(sid, kind, span_id)]
 
 
@@ -221,6 +232,9 @@ def _end_span(memory: V1Memory, sid: str, kind: SpanKind, span_id: str) -> list[
     if known is not None and not known[2]:
         return []
     memory.spans[span_id] = (sid, kind, False)
+    open_ids = memory.open_spans.get(known[0] if known is not None else sid)
+    if open_ids is not None:
+        open_ids.pop(span_id, None)
     return [SpanEnded(sid, kind, span_id)]
 
 
@@ -228,8 +242,8 @@ def _end_session_spans(memory: V1Memory, sid: str) -> list[SessionEvent]:
     """Close what a turn end or a provider retry leaves open: after a retry OpenCode keeps the
     partial text part without ever ending it, and an abort can cut a part short."""
     events: list[SessionEvent] = []
-    for span_id in memory.spans.ordered_keys():
-        known = memory.spans.get(span_id)
+    for span_id in list(memory.open_spans.get(sid) or ()):
+        known = memory.spans.get(span_id)  # None once forgotten: not ended, as before
         if known is not None and known[0] == sid and known[2]:
             events += _end_span(memory, sid, known[1], span_id)
     return events

@@ -315,9 +315,9 @@ class Runtime:
             same_hash_streak=self._store.consecutive_same_hash(session_id, open_hash),
         )
 
-    def _touch_shells(self, view: TreeView) -> None:
+    def _touch_shells(self, session_id: str) -> None:
         """A background shell that prints is not quiet: its capture file's mtime is activity."""
-        family = [view.session, *self.tracker.descendants(view.session.id)]
+        family = [self.tracker.sessions[session_id], *self.tracker.descendants(session_id)]
         for session in family:
             for shell in session.shells.values():
                 if shell.capture_file:
@@ -326,7 +326,7 @@ class Runtime:
 
     def _decide(self, session_id: str) -> tuple[Decision, TreeView, OpenSet]:
         now = self._clock.now()
-        self._touch_shells(self.tracker.view(session_id))
+        self._touch_shells(session_id)  # before the view: it moves the quiet clock
         view = self.tracker.view(session_id)
         items = self._open_items(session_id)
         pause = self._store.pauses().get(session_id)
