@@ -45,7 +45,7 @@ async def test_status_payload(editor: Editor, root: Path) -> None:
     status = editor.statuses[0]
     assert status.workspace == root.as_uri()
     assert (status.open, status.done, status.canceled, status.total) == (4, 2, 1, 7)
-    assert status.text.startswith("📋 ███░░░░░ 4/7 open")
+    assert status.text.startswith("📋 ██░░░░░░ 4/7 open")  # 2 done of 7: 2 cells
     (entry,) = status.files
     assert (entry.uri, entry.open, entry.total, entry.missing) == (
         (root / "PLAN.md").as_uri(),
@@ -62,7 +62,7 @@ async def test_unopened_file_edited_on_disk_is_seen(editor: Editor, root: Path) 
     plan.write_text(PLAN.replace("[ ]", "[x]").replace("[/]", "[x]"), encoding="utf-8")
     await disk_changed(editor, plan, types.FileChangeType.Changed)
     status = await editor.wait_status(lambda s: s.open == 1)
-    assert status.text.startswith("📋 ██████░░ 1/7 open")
+    assert status.text.startswith("📋 █████░░░ 1/7 open")  # 5 done of 7
     listed = await editor.command("todoLs.list", {})
     assert [i["text"] for i in listed["items"]] == ["ask legal"]
 
@@ -152,3 +152,31 @@ async def test_watchers_follow_the_subscriptions(editor: Editor, root: Path) -> 
     await editor.command("todoLs.subscribe", {"uri": "NEW.md"})
     patterns = await registered_watchers(editor, 2)
     assert patterns == [(root / "NEW.md").as_posix(), (root / "PLAN.md").as_posix()]
+
+
+DESIGN_EXAMPLE = "# Plan\n\n" + "- [ ] open\n" * 8 + "- [x] done\n" * 8 + "- [~] dropped\n"
+
+
+@pytest.mark.parametrize(
+    "settings", [{"markdownFiles": ["EXAMPLE.md"], "supervisor": {"enabled": False}}]
+)
+async def test_status_text_fills_the_bar_with_the_done_fraction(
+    root: Path, caps: str, state_dir: Path, settings: dict[str, Any]
+) -> None:
+    from conftest import start_editor
+
+    # DESIGN.md's example: open 8, done 8, canceled 1 of 17 → 8·8/17 rounded down = 3 cells
+    # (counting the canceled item as closed would fill 4).
+    (root / "EXAMPLE.md").write_text(DESIGN_EXAMPLE, encoding="utf-8")
+    editor = await start_editor(root, caps, settings, state_dir)
+    try:
+        status = await editor.wait_status(lambda s: s.total == 17)
+        assert (status.open, status.done, status.canceled, status.total) == (8, 8, 1, 17)
+        assert status.text == "📋 ███░░░░░ 8/17 open"
+        assert status.workspace == root.as_uri()
+        assert [(f.uri, f.open, f.total, f.missing) for f in status.files] == [
+            ((root / "EXAMPLE.md").as_uri(), 8, 17, False)
+        ]
+    finally:
+        await asyncio.wait_for(editor.client.shutdown_session(), TIMEOUT)
+        await editor.client.stop()

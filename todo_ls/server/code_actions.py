@@ -1,10 +1,11 @@
 """Code actions on a checklist line.
 
-On an item: Mark done / Cancel / Reopen (whichever apply), `Set state: <state>` for every other
-state, and on an item with open children "Mark done with N children" (one edit). On a heading:
-"Mark section done (N items)". On a plain list item: "Convert to task". In a markdown file that
-is not subscribed: "Subscribe this file". The edits ride in the action (`changes`), so the
-editor applies them directly; quick fixes that close an item link its diagnostic.
+On an item: Mark done / Cancel / Reopen (whichever apply), `Set state: <state>` for each state
+none of those sets, and on an item with open children "Mark done with N children" (one edit).
+On a heading: "Mark section done (N items)". On a plain list item: "Convert to task". In a
+markdown file that is not subscribed: "Subscribe this file". The edits ride in the action
+(`changes`), so the editor applies them directly; quick fixes that close an item link its
+diagnostic.
 """
 
 from __future__ import annotations
@@ -75,10 +76,11 @@ def item_actions(
         actions.append(_action("Cancel", state, to("canceled"), encoding, closing))
     if not item.is_open:
         actions.append(_action("Reopen", state, to("open"), encoding))
+    # One action per state: the states Mark done / Cancel / Reopen set are not offered again.
+    offered = {item.state, "done", "canceled"} | (set() if item.is_open else {"open"})
     for other in STATES:
-        if other != item.state and other in registry.markers:
-            closes = closing if other in ("done", "canceled") else ()
-            actions.append(_action(f"Set state: {other}", state, to(other), encoding, closes))
+        if other not in offered and other in registry.markers:
+            actions.append(_action(f"Set state: {other}", state, to(other), encoding))
     return actions
 
 

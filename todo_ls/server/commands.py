@@ -68,7 +68,7 @@ async def set_item_state(
         return {"applied": False, "state": None, "reason": f"line {line + 1} is not a task item"}
     target = state or toggle_state(item)
     edits = set_state_edits(current.checklist, [item.index], target, ls.registry)
-    applied, reason = await apply_marker_edits(ls, current, edits, f"todo-ls: {target}")
+    applied, reason = await apply_marker_edits(ls, current, edits)
     result: dict[str, Any] = {"applied": applied, "state": target if applied else item.state}
     if reason:
         result["reason"] = reason

@@ -39,18 +39,19 @@ def workspace_edit(
 
 
 async def apply_marker_edits(
-    ls: TodoLanguageServer, state: FileState, edits: Sequence[MarkerEdit], label: str
+    ls: TodoLanguageServer, state: FileState, edits: Sequence[MarkerEdit]
 ) -> tuple[bool, str | None]:
-    """Apply `edits` to the file of `state`; returns (applied, reason when not)."""
+    """Apply `edits` to the file of `state`; returns (applied, reason when not).
+
+    The edit carries no label: Neovim prints any label after every edit ("Workspace edit
+    todo-ls: done"), and the changed marker is what the user sees anyway."""
     if not edits:
         return True, None
     if state.is_open:
         if not ls.supports("workspace.apply_edit"):
             return False, "the editor does not accept edits from the server (no applyEdit)"
         result = await ls.workspace_apply_edit_async(
-            types.ApplyWorkspaceEditParams(
-                edit=workspace_edit(state, edits, ls.encoding), label=label
-            )
+            types.ApplyWorkspaceEditParams(edit=workspace_edit(state, edits, ls.encoding))
         )
         if result.applied:
             return True, None

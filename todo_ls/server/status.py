@@ -21,10 +21,9 @@ BAR_CELLS = 8
 
 
 def status_text(progress: Progress, state_word: str | None) -> str:
-    """`📋 ███░░░░░ 8/17 open · working`: 8 cells filled by the closed (done + canceled)
-    fraction, the `· word` part only when the supervisor reports one."""
-    closed = progress.done + progress.canceled
-    filled = BAR_CELLS * closed // progress.total if progress.total else 0
+    """`📋 ███░░░░░ 8/17 open · working`: 8 cells filled by the done fraction rounded down
+    (8 done of 17: 3 cells), the `· word` part only when the supervisor reports one."""
+    filled = BAR_CELLS * progress.done // progress.total if progress.total else 0
     bar = "█" * filled + "░" * (BAR_CELLS - filled)
     text = f"📋 {bar} {progress.open}/{progress.total} open"
     return f"{text} · {state_word}" if state_word else text
