@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import subprocess
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -51,8 +53,54 @@ class ServerThread:
 
         return asyncio.run_coroutine_threadsafe(run(), self.loop).result(5)
 
+    def run(self, coro: Any, timeout: float = 30.0) -> Any:
+        """Await `coro` on the server's loop."""
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
+
     def stop(self) -> None:
         asyncio.run_coroutine_threadsafe(self.fake.stop(), self.loop).result(5)
         self.loop.call_soon_threadsafe(self.loop.stop)
         self._thread.join(5)
         self.loop.close()
+
+
+def initialize_over_stdio(
+    proc: subprocess.Popen[bytes], root: Path, options: dict[str, Any] | None = None
+) -> dict[str, object]:
+    """Send `initialize` (with `options` as initializationOptions) + `initialized` to a
+    language server over its stdio and return the initialize answer."""
+    assert proc.stdin is not None and proc.stdout is not None
+    request = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "processId": os.getpid(),
+            "rootUri": root.as_uri(),
+            "capabilities": {},
+            "initializationOptions": options,
+        },
+    }
+    for message in (request, {"jsonrpc": "2.0", "method": "initialized", "params": {}}):
+        body = json.dumps(message).encode()
+        proc.stdin.write(b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+        proc.stdin.flush()
+    while True:
+        answer = read_message(proc)
+        if answer.get("id") == 1:
+            return answer
+
+
+def read_message(proc: subprocess.Popen[bytes]) -> dict[str, Any]:
+    """One JSON-RPC message from the server's stdout (blocking)."""
+    assert proc.stdout is not None
+    while True:
+        length = 0
+        while (line := proc.stdout.readline().strip()) != b"":
+            name, _, value = line.partition(b":")
+            if name.lower() == b"content-length":
+                length = int(value)
+        if length:
+            return dict(json.loads(proc.stdout.read(length)))
+        if proc.poll() is not None:
+            raise AssertionError(f"the language server exited ({proc.returncode})")

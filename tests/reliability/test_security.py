@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import base64
 import contextlib
-import json
 import os
 import signal
 import socket
@@ -18,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from fake_v2 import FakeV2Server, Variant
-from reliability_support import ServerThread
+from reliability_support import ServerThread, initialize_over_stdio
 
 from todo_ls.store import DB_NAME, Store
 
@@ -66,30 +65,6 @@ def env(tmp_path: Path) -> dict[str, str]:
         "XDG_STATE_HOME": str(tmp_path / "xdg-state"),
         "HOME": str(tmp_path / "home"),
     }
-
-
-def initialize_over_stdio(proc: subprocess.Popen[bytes], root: Path) -> dict[str, object]:
-    """Send `initialize` + `initialized` and read the answer (the server is then fully up)."""
-    assert proc.stdin is not None and proc.stdout is not None
-    request = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {"processId": os.getpid(), "rootUri": root.as_uri(), "capabilities": {}},
-    }
-    for message in (request, {"jsonrpc": "2.0", "method": "initialized", "params": {}}):
-        body = json.dumps(message).encode()
-        proc.stdin.write(b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
-        proc.stdin.flush()
-    while True:
-        length = 0
-        while (line := proc.stdout.readline().strip()) != b"":
-            name, _, value = line.partition(b":")
-            if name.lower() == b"content-length":
-                length = int(value)
-        answer = json.loads(proc.stdout.read(length))
-        if answer.get("id") == 1:
-            return dict(answer)
 
 
 @contextlib.contextmanager
