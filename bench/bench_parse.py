@@ -1,7 +1,8 @@
 """Parse benchmark: the engine vs a full markdown-it-py parse of a ~1 MB, 10,000-item plan.
 
 Prints one JSON object: medians of repeated runs of both, their ratio against the budget (the
-engine >= 20x faster), and whether both found identical items in this same run.
+engine >= 20x faster), and whether both found identical items in this same run. The runs of the
+two alternate, so that a change in the machine's load during the run affects both alike.
 """
 
 from __future__ import annotations
@@ -24,13 +25,25 @@ from todo_ls.checklist.reference import reference_markdown_it, reference_parse
 BUDGET_RATIO = 20.0
 
 
-def _median_seconds(run: Callable[[], object], repeats: int) -> float:
+def _seconds(run: Callable[[], object], repeats: int) -> list[float]:
     times = []
     for _ in range(repeats):
         start = time.perf_counter()
         run()
         times.append(time.perf_counter() - start)
-    return statistics.median(times)
+    return times
+
+
+def _interleaved_medians(
+    engine: Callable[[], object], reference: Callable[[], object], rounds: int
+) -> tuple[float, float]:
+    """Medians of `rounds` alternating rounds: 3 engine runs, then one reference run."""
+    engine_times: list[float] = []
+    reference_times: list[float] = []
+    for _ in range(rounds):
+        engine_times += _seconds(engine, 3)
+        reference_times += _seconds(reference, 1)
+    return statistics.median(engine_times), statistics.median(reference_times)
 
 
 def main() -> None:
@@ -38,8 +51,9 @@ def main() -> None:
     markdown_it = reference_markdown_it(tasklists=True)
     engine_items = parse(text).items
     identical = engine_items == reference_parse(text).items
-    engine = _median_seconds(lambda: parse(text), 15)
-    reference = _median_seconds(lambda: markdown_it.parse(text), 7)
+    engine, reference = _interleaved_medians(
+        lambda: parse(text), lambda: markdown_it.parse(text), rounds=9
+    )
     ratio = reference / engine
     report = {
         "benchmark": "parse",

@@ -50,6 +50,12 @@ class RawListItem:
     para_multiline: bool  # the paragraph has more than one line
 
 
+# A list item as the fast scanner records it, cheaper to make and fill in than a RawListItem:
+# [bullet_line, end, parent, para_line, para_col, para_multiline] with -1 for None and 0/1.
+RawRow = list[int]
+ROW_END, ROW_MULTILINE = 1, 5
+
+
 @dataclass(frozen=True, slots=True)
 class RawHeading:
     """An ATX or setext heading: `line` is its (first) text line, `text` its inline content."""
@@ -59,37 +65,99 @@ class RawHeading:
     text: str
 
 
-def _bullet_col(line: str) -> int:
-    """Column of the list marker that ends `line` (trailing whitespace ignored)."""
-    end = len(line.rstrip(TRIM))
-    if line[end - 1] in "-*+":
-        return end - 1
-    start = end - 1  # `.` or `)` after 1-9 digits
-    while start > 0 and line[start - 1].isdigit():
-        start -= 1
-    return start
+# TaskItem is a frozen dataclass: its generated __init__ sets each field through
+# object.__setattr__, three times the cost of handing a bare instance its finished __dict__.
+# A parse builds thousands of items, so `build` does the latter; eq, hash and repr read the
+# fields as usual (the differential and unit tests compare such items with constructed ones).
+_new_object = object.__new__
+_set_attribute = object.__setattr__
 
 
-def _end_line(lines: Sequence[str], first: int, end: int) -> int:
-    """The last line before `end` that is not blank (blank quote lines included), >= first."""
-    last = min(end, len(lines)) - 1
-    while last > first and _BLANK_RE.fullmatch(lines[last]):
-        last -= 1
-    return last
+def _heading_ends(raw_headings: Sequence[RawHeading], last_line: int) -> list[int]:
+    """Each heading's last line: before the next heading of the same or a higher level."""
+    ends = [last_line] * len(raw_headings)
+    open_headings: list[int] = []  # indices, levels strictly increasing
+    for i, rh in enumerate(raw_headings):
+        while open_headings and raw_headings[open_headings[-1]].level >= rh.level:
+            ends[open_headings.pop()] = rh.line - 1
+        open_headings.append(i)
+    return ends
 
 
-def _task_marker(line: str, col: int, multiline: bool) -> str | None:
-    """The marker character if the paragraph starting at `col` opens with a task box."""
-    if line[col : col + 1] != "[" or line[col + 2 : col + 3] != "]":
-        return None
-    rest = line[col + 3 :]
-    if rest == "":
-        # `[ ]` then the line end: the paragraph content goes on with "\n" only if it continues.
-        return line[col + 1] if multiline else None
-    if rest[0] not in _GFM_SPACE:
-        return None
-    # markdown-it-py strips the paragraph, so `[ ]   ` alone on its only line is no task.
-    return line[col + 1] if (multiline or rest.strip(TRIM)) else None
+def build(
+    lines: Sequence[str],
+    rows: Sequence[RawRow],
+    raw_headings: Sequence[RawHeading],
+    registry: StateRegistry,
+) -> Checklist:
+    """Build the checklist from raw list items as rows (see `RawRow`) and headings."""
+    last_line = len(lines) - 1
+    ends = _heading_ends(raw_headings, last_line)
+    headings = [
+        Heading(i, rh.line, rh.level, rh.text, ends[i]) for i, rh in enumerate(raw_headings)
+    ]
+    # Heading lines with a sentinel past the last line, so the owner search needs no bound.
+    heading_lines = [h.line for h in headings]
+    heading_lines.append(len(lines))
+    state_of = {m: state for state, ms in registry.markers.items() for m in ms}.get
+    line_count = len(lines)
+    items: list[TaskItem] = []
+    plain: list[PlainListItem] = []
+    task_of: list[int] = []  # raw index -> index into items, -1 for no task
+    h = -1  # the owning heading advances monotonically: raw items come in document order
+    for bullet_line, end, parent, para_line, col, multiline in rows:
+        task = -1
+        if para_line >= 0:
+            line = lines[para_line]
+            state = None
+            if line[col : col + 1] == "[" and line[col + 2 : col + 3] == "]":
+                rest = line[col + 3 :]
+                text = rest.strip(TRIM)
+                # `[ ]` then the line end: the paragraph goes on with "\n" only if it continues;
+                # markdown-it-py strips the paragraph, so `[ ]   ` alone on its line is no task.
+                if (multiline or text) and (rest == "" or rest[0] in _GFM_SPACE):
+                    marker = line[col + 1]
+                    state = state_of(marker)
+            if state is None:
+                plain.append(PlainListItem(para_line, col))
+            else:
+                while parent >= 0 and task_of[parent] < 0:
+                    parent = rows[parent][2]
+                parent_task = task_of[parent] if parent >= 0 else -1
+                while heading_lines[h + 1] < para_line:
+                    h += 1
+                last = (end if end < line_count else line_count) - 1
+                while last > para_line and _BLANK_RE.fullmatch(lines[last]):
+                    last -= 1
+                # The list marker ends the text before the content (trailing whitespace
+                # ignored): a bullet, or `.` / `)` after 1-9 digits.
+                src = lines[bullet_line] if bullet_line != para_line else line[:col]
+                bullet_col = len(src.rstrip(TRIM)) - 1
+                if src[bullet_col] not in "-*+":
+                    while bullet_col > 0 and src[bullet_col - 1].isdigit():
+                        bullet_col -= 1
+                task = len(items)
+                item = _new_object(TaskItem)
+                _set_attribute(
+                    item,
+                    "__dict__",
+                    {
+                        "index": task,
+                        "line": para_line,
+                        "bullet_col": bullet_col,
+                        "marker_col": col + 1,
+                        "marker": marker,
+                        "state": state,
+                        "text": text,
+                        "depth": 0 if parent_task < 0 else items[parent_task].depth + 1,
+                        "parent": None if parent_task < 0 else parent_task,
+                        "heading": h if h >= 0 else None,
+                        "end_line": last,
+                    },
+                )
+                items.append(item)
+        task_of.append(task)
+    return Checklist(tuple(items), tuple(headings), tuple(plain))
 
 
 def assemble(
@@ -99,54 +167,15 @@ def assemble(
     registry: StateRegistry,
 ) -> Checklist:
     """Build the checklist from the list items and headings a block parser found."""
-    last_line = len(lines) - 1
-    headings: list[Heading] = []
-    for i, rh in enumerate(raw_headings):
-        end = last_line
-        for later in raw_headings[i + 1 :]:
-            if later.level <= rh.level:
-                end = later.line - 1
-                break
-        headings.append(Heading(i, rh.line, rh.level, rh.text, end))
-    heading_lines = [h.line for h in headings]
-
-    items: list[TaskItem] = []
-    plain: list[PlainListItem] = []
-    task_of_raw: list[int | None] = []  # raw index -> index into items
-    h = -1  # the owning heading advances monotonically: raw items come in document order
-    for raw in raw_items:
-        task: int | None = None
-        if raw.para_line is not None:
-            line = lines[raw.para_line]
-            marker = _task_marker(line, raw.para_col, raw.para_multiline)
-            state = registry.state_of(marker) if marker is not None else None
-            if state is None or marker is None:
-                plain.append(PlainListItem(raw.para_line, raw.para_col))
-            else:
-                parent = raw.parent
-                while parent is not None and task_of_raw[parent] is None:
-                    parent = raw_items[parent].parent
-                parent_task = task_of_raw[parent] if parent is not None else None
-                while h + 1 < len(heading_lines) and heading_lines[h + 1] < raw.para_line:
-                    h += 1
-                bullet_src = lines[raw.bullet_line]
-                if raw.bullet_line == raw.para_line:
-                    bullet_src = bullet_src[: raw.para_col]
-                task = len(items)
-                items.append(
-                    TaskItem(
-                        index=task,
-                        line=raw.para_line,
-                        bullet_col=_bullet_col(bullet_src),
-                        marker_col=raw.para_col + 1,
-                        marker=marker,
-                        state=state,
-                        text=line[raw.para_col + 3 :].strip(TRIM),
-                        depth=0 if parent_task is None else items[parent_task].depth + 1,
-                        parent=parent_task,
-                        heading=h if h >= 0 else None,
-                        end_line=_end_line(lines, raw.para_line, raw.end),
-                    )
-                )
-        task_of_raw.append(task)
-    return Checklist(tuple(items), tuple(headings), tuple(plain))
+    rows = [
+        [
+            r.bullet_line,
+            r.end,
+            -1 if r.parent is None else r.parent,
+            -1 if r.para_line is None else r.para_line,
+            r.para_col,
+            int(r.para_multiline),
+        ]
+        for r in raw_items
+    ]
+    return build(lines, rows, raw_headings, registry)

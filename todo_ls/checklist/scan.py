@@ -14,8 +14,17 @@ columns, and columns are mapped back to string offsets where the model needs the
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 
-from todo_ls.checklist.assemble import TRIM, RawHeading, RawListItem, assemble, split_lines
+from todo_ls.checklist.assemble import (
+    ROW_END,
+    ROW_MULTILINE,
+    TRIM,
+    RawHeading,
+    RawRow,
+    build,
+    split_lines,
+)
 from todo_ls.checklist.model import Checklist, StateRegistry
 
 # Block-level regexes, applied at the first non-space character of a tab-expanded line.
@@ -53,6 +62,13 @@ _HTML_STARTS: tuple[tuple[re.Pattern[str], re.Pattern[str] | None, bool], ...] =
     # Kind 7 cannot interrupt a paragraph; kinds 6 and 7 (end None) end before a blank line.
     (re.compile(_OPEN_CLOSE_TAG + r"\s*$"), None, False),
 )
+
+# A "simple" line: up to its first non-space character only spaces, then either ordinary text
+# (a character that cannot start any block; \s excludes tabs and Unicode spaces) or a list
+# marker, 1-4 spaces and such text. Most lines of a plan are one of the two. Groups: the
+# indentation, the marker with its spaces (None for text), the number of an ordered marker.
+_ORDINARY = r"[^\s>#`~<=*+\-_0-9]"
+_SIMPLE = re.compile(r"( *)((?:[*+-]|([0-9]{1,9})[.)]) {1,4})?" + _ORDINARY)
 
 _QUOTE, _ITEM = 0, 1
 # What a line holds or starts: leaves that stay open, a one-line block, a new container.
@@ -131,21 +147,35 @@ def _lazy_break(stack: list[list[int]], matched: int, ex: str, ns: int, pos: int
     return ch == ">" or (ch == "_" and _THEMATIC_BREAK.match(ex, ns) is not None)
 
 
-def _close(stack: list[list[int]], keep: int, items: list[RawListItem], line: int) -> None:
-    """Close the containers above the first `keep`; list items end before `line`."""
+def _close(
+    stack: list[list[int]], cols: list[int], keep: int, rows: list[RawRow], line: int
+) -> int:
+    """Close the containers above the first `keep`; list items end before `line`.
+
+    Returns how many block quotes were closed.
+    """
+    quotes = 0
     while len(stack) > keep:
         cont = stack.pop()
+        cols.pop()
         if cont[0] == _ITEM:
-            items[cont[2]].end = line
+            rows[cont[2]][ROW_END] = line
+        else:
+            quotes += 1
+    return quotes
 
 
 def scan(text: str, registry: StateRegistry | None = None) -> Checklist:
     """Parse `text` into a `Checklist` (the fast engine behind `parse`)."""
     lines = split_lines(text)
-    items: list[RawListItem] = []
+    rows: list[RawRow] = []
     headings: list[RawHeading] = []
     # Open containers, outermost first: [kind, content width, raw item index, has a child].
     stack: list[list[int]] = []
+    # Per container the column its content starts at, valid while no block quote is open (the
+    # columns of items inside a quote depend on each line's `>` positions).
+    cols: list[int] = []
+    quotes = 0  # open block quotes
     leaf = _NONE
     para_item = -1  # the raw item whose first child is the open paragraph
     para_line = 0
@@ -157,6 +187,57 @@ def scan(text: str, registry: StateRegistry | None = None) -> Checklist:
     start_line = _front_matter_end(lines)
     for i in range(start_line, len(lines)):
         line = lines[i]
+        simple = _SIMPLE.match(line)
+        if simple is not None:
+            # The fast path: the steps below, specialised to simple lines. Ordinary text while
+            # a paragraph is open continues it (lazily when containers do not continue): it can
+            # start no block, and indented code cannot interrupt a paragraph.
+            indent, bullet, number = simple.groups()
+            if bullet is None and leaf == _PARA:
+                if para_item >= 0:
+                    rows[para_item][ROW_MULTILINE] = 1
+                continue
+            if not quotes and leaf <= _PARA:
+                # With only list items open, the items that continue are those whose content
+                # column the line's first non-space character reaches.
+                ns = len(indent)
+                matched = bisect_right(cols, ns)
+                pos = cols[matched - 1] if matched else 0
+                # Else indented code or paragraph text, and an ordered list item that does not
+                # start at 1 cannot interrupt a paragraph: the general path.
+                if ns - pos < 4 and not (
+                    number and leaf == _PARA and matched == len(stack) and int(number) != 1
+                ):
+                    if matched < len(stack):
+                        for cont in stack[matched:]:
+                            rows[cont[2]][ROW_END] = i
+                        del stack[matched:]
+                        del cols[matched:]
+                    if bullet is None:  # 4. a new paragraph (as below)
+                        start = ns
+                        para_item = -1
+                        if stack and not stack[-1][3]:
+                            stack[-1][3] = 1
+                            para_item = stack[-1][2]
+                            row = rows[para_item]
+                            row[3] = i
+                            row[4] = start
+                    else:  # 3. a list item whose first child is a paragraph of ordinary text
+                        start = ns + len(bullet)
+                        parent = -1
+                        if stack:
+                            stack[-1][3] = 1
+                            parent = stack[-1][2]
+                        para_item = len(rows)
+                        rows.append([i, len(lines), parent, i, start, 0])
+                        stack.append([_ITEM, start - pos, para_item, 1])
+                        cols.append(start)
+                    leaf = _PARA
+                    para_line = i
+                    para_start = start
+                    continue
+
+        # The general path.
         ex = line.expandtabs(4) if "\t" in line else line
         size = len(ex)
         pos = 0
@@ -186,22 +267,24 @@ def scan(text: str, registry: StateRegistry | None = None) -> Checklist:
         all_matched = matched == depth
 
         # 2. Leaves that swallow lines: fenced code, HTML blocks, indented code.
-        if all_matched and leaf == _FENCE:
+        if leaf <= _PARA:
+            pass
+        elif all_matched and leaf == _FENCE:
             if ns - pos < 4 and ex.startswith(fence_char * fence_len, ns):
                 run = size - ns - len(ex[ns:].lstrip(fence_char))
                 if run >= fence_len and ex[ns + run :].strip(" ") == "":
                     leaf = _NONE
             continue
-        if all_matched and leaf == _HTML:
+        elif all_matched and leaf == _HTML:
             if html_end is None:
                 if blank:
                     leaf = _NONE
             elif html_end.search(line, _offset(line, ns) if ex is not line else ns):
                 leaf = _NONE
             continue
-        if all_matched and leaf == _CODE and (blank or ns - pos >= 4):
+        elif all_matched and leaf == _CODE and (blank or ns - pos >= 4):
             continue
-        if leaf in (_FENCE, _HTML, _CODE):
+        else:
             leaf = _NONE
 
         # 3. Open new blocks.
@@ -242,7 +325,7 @@ def scan(text: str, registry: StateRegistry | None = None) -> Checklist:
                     text = lines[para_line][para_start:].strip(TRIM)
                     headings.append(RawHeading(para_line, 1 if ch == "=" else 2, text))
                     if para_item >= 0:
-                        items[para_item].para_line = None
+                        rows[para_item][3] = -1
                     leaf = _NONE
                     consumed = True
                     break
@@ -261,7 +344,7 @@ def scan(text: str, registry: StateRegistry | None = None) -> Checklist:
                 break
             # A block starts here, so whatever did not continue is closed.
             if not closed:
-                _close(stack, matched, items, i)
+                quotes -= _close(stack, cols, matched, rows, i)
                 leaf = _NONE
                 closed = True
             if stack:
@@ -272,13 +355,20 @@ def scan(text: str, registry: StateRegistry | None = None) -> Checklist:
                     pos += 1
                 ns = _SPACES.match(ex, pos).end()  # type: ignore[union-attr]
                 stack.append([_QUOTE, 0, -1, 0])
+                cols.append(0)
+                quotes += 1
             elif kind == _START_ITEM:
                 spaces = rest_ns - after
                 if empty or spaces > 4:  # content is absent or indented code: width is +1
                     spaces = 1
-                parent = next((c[2] for c in reversed(stack) if c[0] == _ITEM), None)
-                items.append(RawListItem(i, len(lines), parent, None, 0, False))
-                stack.append([_ITEM, after + spaces - pos, len(items) - 1, 0])
+                parent = -1
+                for cont in reversed(stack):
+                    if cont[0] == _ITEM:
+                        parent = cont[2]
+                        break
+                rows.append([i, len(lines), parent, -1, 0, 0])
+                stack.append([_ITEM, after + spaces - pos, len(rows) - 1, 0])
+                cols.append(after + spaces)
                 pos = min(after + spaces, size)
                 ns = rest_ns
             else:
@@ -290,7 +380,7 @@ def scan(text: str, registry: StateRegistry | None = None) -> Checklist:
             blank = ns == size
             interrupting = False
         if blank:  # ends a paragraph; closes what did not continue
-            _close(stack, matched, items, i)
+            quotes -= _close(stack, cols, matched, rows, i)
             leaf = _NONE
             continue
         if consumed:
@@ -298,10 +388,10 @@ def scan(text: str, registry: StateRegistry | None = None) -> Checklist:
         if leaf == _PARA and not closed:
             # Paragraph continuation text (lazy when not every container continued).
             if para_item >= 0:
-                items[para_item].para_multiline = True
+                rows[para_item][ROW_MULTILINE] = 1
             continue
         # 4. A new paragraph.
-        _close(stack, matched, items, i)
+        quotes -= _close(stack, cols, matched, rows, i)
         para_item = -1
         if stack and not stack[-1][3]:
             stack[-1][3] = 1
@@ -314,7 +404,7 @@ def scan(text: str, registry: StateRegistry | None = None) -> Checklist:
         para_line = i
         para_start = start
         if para_item >= 0:
-            raw = items[para_item]
-            raw.para_line = i
-            raw.para_col = start
-    return assemble(lines, items, headings, registry or StateRegistry.default())
+            row = rows[para_item]
+            row[3] = i
+            row[4] = start
+    return build(lines, rows, headings, registry or StateRegistry.default())
