@@ -122,6 +122,38 @@ async def test_sse_watchdog_ends_a_silent_stream() -> None:
     await http.aclose()
 
 
+async def test_a_reader_cancelled_as_a_chunk_arrives_stops() -> None:
+    """The cancel that stops the supervisor can land in the same loop step as the next chunk
+    (a heartbeat, an event). It must still stop the reader: asyncio.wait_for before Python 3.12
+    returned the chunk and dropped the cancel, so the supervisor never stopped."""
+    arrived: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
+
+    async def body() -> AsyncIterator[bytes]:
+        yield b'data: {"a": 1}\n\n'
+        yield await arrived
+        await asyncio.sleep(3600)
+
+    http = _http(lambda r: httpx.Response(200, headers={"content-type": "text/event-stream"},
+                                          content=body()))  # fmt: skip
+    got: list[str] = []
+
+    async def read() -> None:
+        async with http.open_stream("/event", idle_timeout=60) as frames:
+            async for frame in frames:
+                got.append(frame.data)
+
+    reader = asyncio.ensure_future(read())
+    while not got:
+        await asyncio.sleep(0.01)
+    await asyncio.sleep(0.05)  # the reader now waits for the next chunk
+    arrived.set_result(b'data: {"b": 2}\n\n')
+    reader.cancel()
+    done, _ = await asyncio.wait({reader}, timeout=2)
+    assert done, "the cancelled reader kept reading"
+    assert reader.cancelled()
+    await http.aclose()
+
+
 async def test_stream_open_rejects_401_and_html() -> None:
     for response, kind in [
         (httpx.Response(401), "unauthorized"),

@@ -24,6 +24,7 @@ import asyncio
 import base64
 import logging
 import random
+import sys
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from contextlib import asynccontextmanager
@@ -237,6 +238,28 @@ class _SseDecoder:
         return frame
 
 
+async def _within(awaitable: Awaitable[T], seconds: float | None) -> T:
+    """`await awaitable`, raising `asyncio.TimeoutError` after `seconds` (None: never).
+
+    Not `asyncio.wait_for`: before Python 3.12 it returns the result and drops a cancellation
+    that lands in the same loop step as that result, so a stream reader cancelled as a
+    heartbeat arrives reads on forever and the supervisor never stops. `asyncio.timeout`
+    awaits in the caller's task and keeps the cancellation.
+    """
+    if sys.version_info >= (3, 11):
+        async with asyncio.timeout(seconds):
+            return await awaitable
+    task = asyncio.ensure_future(awaitable)
+    try:
+        done, _ = await asyncio.wait({task}, timeout=seconds)
+    finally:
+        if not task.done():
+            task.cancel()  # our own cancellation or the timeout: the read stops too
+    if not done:
+        raise asyncio.TimeoutError
+    return task.result()
+
+
 # --- the HTTP client ----------------------------------------------------------------------
 
 
@@ -388,9 +411,7 @@ class HostHttp:
             timeout=stream_timeout,
         )
         try:
-            response = await asyncio.wait_for(
-                self.client.send(request, stream=True), self._timeout.read
-            )
+            response = await _within(self.client.send(request, stream=True), self._timeout.read)
         except asyncio.TimeoutError:
             raise HostError("timeout", f"{what}: no answer from {self.base_url} in time") from None
         except (httpx.HTTPError, OSError) as exc:
@@ -415,7 +436,7 @@ class HostHttp:
         chunks = response.aiter_text().__aiter__()
         while True:
             try:
-                chunk = await asyncio.wait_for(chunks.__anext__(), idle_timeout)
+                chunk = await _within(chunks.__anext__(), idle_timeout)
             except StopAsyncIteration:
                 return
             except asyncio.TimeoutError:
