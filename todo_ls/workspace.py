@@ -37,6 +37,7 @@ from todo_ls.checklist import (
     file_items,
     parse,
 )
+from todo_ls.checklist.incremental import reparse
 from todo_ls.disk import DiskError, read_text
 
 log = logging.getLogger(__name__)
@@ -144,6 +145,7 @@ class FileState:
         missing: bool = False,
         error: str | None = None,
         stamp: tuple[int, int] | None = None,
+        lines: list[str] | None = None,
     ) -> None:
         self.path = path
         self.uri = uri
@@ -153,6 +155,8 @@ class FileState:
         self.missing = missing
         self.error = error  # why the file could not be read (too large, not UTF-8, ...)
         self.stamp = stamp  # (mtime_ns, size) of the disk text parsed
+        if lines is not None:  # already split by the caller: fills the cached property
+            self.__dict__["lines"] = lines
 
     @property
     def is_open(self) -> bool:
@@ -373,9 +377,16 @@ class WorkspaceIndex:
         if doc is not None:
             if cached is not None and cached.text is doc.text and cached.version == doc.version:
                 return cached
-            state = FileState(
-                path, doc.uri, doc.text, parse(doc.text, self._registry), version=doc.version
+            lines = split_lines(doc.text)
+            # A keystroke re-parses only its section (see checklist.incremental).
+            checklist = (
+                reparse(cached.checklist, cached.lines, lines, self._registry)
+                if cached is not None
+                else None
             )
+            if checklist is None:
+                checklist = parse(doc.text, self._registry)
+            state = FileState(path, doc.uri, doc.text, checklist, version=doc.version, lines=lines)
         else:
             state = self._disk_state(path, cached)
         self._cache[path] = state

@@ -1,0 +1,75 @@
+"""`reparse` (re-parse only the edited section) always equals a full parse, and takes the fast
+path for the edits a user types most: characters inside an item or a paragraph."""
+
+from __future__ import annotations
+
+import random
+import sys
+from pathlib import Path
+
+import pytest
+
+from todo_ls.checklist import parse
+from todo_ls.checklist.incremental import reparse
+from todo_ls.workspace import split_lines
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+from corpus import make_corpus
+
+TEXT = make_corpus(items=600, seed=3)
+LINES = split_lines(TEXT)
+OLD = parse(TEXT)
+# Characters that can change block structure, and plain ones.
+ALPHABET = "`~#->*+[]x /?<!1.)=_\t\\abc"
+
+
+def edited(rng: random.Random) -> list[str]:
+    lines = list(LINES)
+    for _ in range(rng.choice((1, 1, 1, 2))):
+        n = rng.randrange(len(lines))
+        line = lines[n]
+        col = rng.randint(0, len(line))
+        op = rng.random()
+        if op < 0.5:
+            line = line[:col] + rng.choice(ALPHABET) + line[col:]
+        elif op < 0.8:
+            line = line[:col] + line[col + 1 :]
+        else:
+            line = line[:col] + rng.choice(ALPHABET) + line[col + 1 :]
+        lines[n] = line
+    return lines
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_random_edits_give_the_full_parse(seed: int) -> None:
+    rng = random.Random(seed)
+    fast = 0
+    for _ in range(150):
+        lines = edited(rng)
+        result = reparse(OLD, LINES, lines)
+        if result is not None:
+            fast += 1
+            assert result == parse("\n".join(lines))
+    assert fast > 50  # most edits stay inside their section
+
+
+def test_typing_in_an_item_takes_the_fast_path() -> None:
+    item = OLD.items[len(OLD.items) // 2]
+    lines = list(LINES)
+    lines[item.line] += " more words"
+    result = reparse(OLD, LINES, lines)
+    assert result is not None
+    assert result.items[item.index].text == item.text + " more words"
+    assert result == parse("\n".join(lines))
+
+
+def test_opening_a_fence_falls_back_to_a_full_parse() -> None:
+    item = OLD.items[len(OLD.items) // 2]
+    lines = list(LINES)
+    lines[item.line] = "```"
+    assert reparse(OLD, LINES, lines) is None
+
+
+def test_edits_that_change_the_line_count_fall_back() -> None:
+    assert reparse(OLD, LINES, [*LINES, "- [ ] new"]) is None
+    assert reparse(OLD, LINES, list(LINES)) is OLD
