@@ -20,7 +20,7 @@ import pytest_asyncio
 from lsprotocol import types
 from pygls.protocol import default_converter
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
-from pytest_lsp.client import register_lsp_features
+from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
 
 SERVER = [sys.executable, "-m", "todo_ls"]
 TIMEOUT = 10.0
@@ -111,7 +111,10 @@ def _client_factory() -> LanguageClient:
         return conv
 
     client = LanguageClient(converter_factory=converter_factory)
-    register_lsp_features(client)
+    # The editor records diagnostic refreshes itself (see `start_editor`).
+    defaults = dict(DEFAULT_CLIENT_FEATURES)
+    del defaults[types.WORKSPACE_DIAGNOSTIC_REFRESH]
+    register_lsp_features(client, defaults)
     return client
 
 
@@ -149,6 +152,7 @@ class Editor:
         self.statuses: list[Any] = []
         self.registrations: list[types.Registration] = []
         self.applied: list[types.ApplyWorkspaceEditParams] = []
+        self.refreshes: list[str] = []  # server→client refresh requests, by method
         self.encoding = "utf-16"
         self.server_capabilities = types.ServerCapabilities()
         self._changed = asyncio.Event()
@@ -276,11 +280,15 @@ async def start_editor(
 
     @client.feature(types.WORKSPACE_INLAY_HINT_REFRESH)
     def on_inlay_refresh(params: Any) -> None:
-        return None
+        editor.refreshes.append(types.WORKSPACE_INLAY_HINT_REFRESH)
 
     @client.feature(types.WORKSPACE_CODE_LENS_REFRESH)
     def on_lens_refresh(params: Any) -> None:
-        return None
+        editor.refreshes.append(types.WORKSPACE_CODE_LENS_REFRESH)
+
+    @client.feature(types.WORKSPACE_DIAGNOSTIC_REFRESH)
+    def on_diagnostic_refresh(params: Any) -> None:
+        editor.refreshes.append(types.WORKSPACE_DIAGNOSTIC_REFRESH)
 
     if settings is not None:
         client.set_configuration(settings, section="todoLs")

@@ -180,3 +180,97 @@ async def test_status_text_fills_the_bar_with_the_done_fraction(
     finally:
         await asyncio.wait_for(editor.client.shutdown_session(), TIMEOUT)
         await editor.client.stop()
+
+
+async def test_initialization_options_apply_during_initialize(
+    root: Path, caps: str, state_dir: Path
+) -> None:
+    from conftest import start_editor
+
+    # No workspace/configuration answer: only initializationOptions name the file. The first
+    # pulls go out right after `initialized`, before the server could pull any configuration;
+    # Neovim 0.11 never pulls again by itself, so they must already be right.
+    editor = await start_editor(
+        root, caps, None, state_dir, init_options={"todoLs": {"markdownFiles": ["PLAN.md"]}}
+    )
+    try:
+        uri = editor.open("PLAN.md")
+        pulled, hinted = await asyncio.gather(
+            editor.pull(uri),
+            editor.client.text_document_inlay_hint_async(
+                types.InlayHintParams(
+                    text_document=types.TextDocumentIdentifier(uri=uri),
+                    range=types.Range(
+                        start=types.Position(line=0, character=0),
+                        end=types.Position(line=20, character=0),
+                    ),
+                )
+            ),
+        )
+        assert [d.code for d in pulled] == ["open", "open", "inProgress", "blocked"]
+        assert [h.label for h in hinted or []][:1] == ["2/7 done · 1 canceled"]
+        status = await editor.wait_status(lambda s: True)
+        assert (status.open, status.total) == (4, 7)
+    finally:
+        await asyncio.wait_for(editor.client.shutdown_session(), TIMEOUT)
+        await editor.client.stop()
+
+
+async def wait_refreshes(editor: Editor, expected: list[str]) -> list[str]:
+    """The refresh requests seen once `expected` arrived (then a moment for any extra)."""
+    for _ in range(100):
+        if sorted(set(editor.refreshes)) == sorted(expected):
+            break
+        await asyncio.sleep(0.05)
+    await asyncio.sleep(0.3)
+    return sorted(editor.refreshes)
+
+
+@pytest.mark.parametrize(
+    "settings", [{"markdownFiles": ["PLAN.md"], "supervisor": {"enabled": False}}]
+)
+async def test_settings_changes_ask_the_client_to_refresh_once(
+    editor: Editor, settings: dict[str, Any]
+) -> None:
+    expected = [types.WORKSPACE_INLAY_HINT_REFRESH]
+    if editor.caps == "vscode":  # Neovim 0.11 has neither diagnostic nor code-lens refresh
+        expected += [types.WORKSPACE_DIAGNOSTIC_REFRESH, types.WORKSPACE_CODE_LENS_REFRESH]
+    await wait_refreshes(editor, expected)  # the ones after `initialized` pulled the settings
+    editor.refreshes.clear()
+    # VS Code sends didChangeConfiguration on every settings change, ours or not: the same
+    # settings ask for nothing.
+    editor.client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings=None)
+    )
+    await editor.command("todoLs.list", {})  # the server has pulled the settings by now
+    editor.client.set_configuration({**settings, "markdownFiles": ["OTHER.md"]}, section="todoLs")
+    editor.client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings=None)
+    )
+    await editor.wait_status(lambda s: [Path(f.uri).name for f in s.files] == ["OTHER.md"])
+    assert await wait_refreshes(editor, expected) == sorted(expected)
+
+
+async def test_push_client_gets_a_publish_when_settings_change(root: Path, state_dir: Path) -> None:
+    from conftest import start_editor
+
+    editor = await start_editor(root, "push-only", {"markdownFiles": ["PLAN.md"]}, state_dir)
+    try:
+        await editor.wait_status(lambda s: True)
+        pushed = editor.client.protocol.wait_for_notification_async(
+            types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS
+        )
+        uri = editor.open("PLAN.md")
+        assert len((await asyncio.wait_for(pushed, TIMEOUT)).diagnostics) == 4
+        pushed = editor.client.protocol.wait_for_notification_async(
+            types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS
+        )
+        editor.client.set_configuration({"markdownFiles": ["OTHER.md"]}, section="todoLs")
+        editor.client.workspace_did_change_configuration(
+            types.DidChangeConfigurationParams(settings=None)
+        )
+        params = await asyncio.wait_for(pushed, TIMEOUT)
+        assert (params.uri, list(params.diagnostics)) == (uri, [])
+    finally:
+        await asyncio.wait_for(editor.client.shutdown_session(), TIMEOUT)
+        await editor.client.stop()

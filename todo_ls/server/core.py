@@ -27,6 +27,7 @@ from todo_ls import __version__
 from todo_ls.checklist import StateRegistry
 from todo_ls.config import Settings
 from todo_ls.server.positions import Encoding
+from todo_ls.server.protocol import TodoProtocol
 from todo_ls.server.supervision import Supervision
 from todo_ls.store import Store
 from todo_ls.workspace import Folder, WorkspaceIndex, normalize
@@ -45,7 +46,7 @@ class TodoLanguageServer(LanguageServer):
     """The todo-ls language server (built by `todo_ls.server.app.create_server`)."""
 
     def __init__(self) -> None:
-        super().__init__("todo-ls", __version__)
+        super().__init__("todo-ls", __version__, protocol_cls=TodoProtocol)
         self.settings = Settings()
         self.initial_settings: object = None  # the `todoLs` part of initializationOptions
         self.workspace_index = WorkspaceIndex()
@@ -131,13 +132,18 @@ class TodoLanguageServer(LanguageServer):
         self.store = store
         self.workspace_index.set_store(store)
 
-    def apply_settings(self, settings: Settings) -> None:
-        """Make `settings` current and tell every dependent part."""
-        old_dir = self.settings.state_dir
+    def use_settings(self, settings: Settings) -> None:
+        """Make `settings` current for every request from now on, telling no one (the
+        `initialize` step: the client has seen nothing that could be refreshed)."""
         self.settings = settings
         self.workspace_index.configure(
             settings.markdown_files, StateRegistry.from_settings(settings.states)
         )
+
+    def apply_settings(self, settings: Settings) -> None:
+        """Make `settings` current and tell every dependent part."""
+        old_dir = self.settings.state_dir
+        self.use_settings(settings)
         if self.store is not None and settings.state_dir != old_dir:
             self.open_store()
         self.subscriptions_changed()

@@ -1,9 +1,13 @@
 """Initialize / initialized / shutdown and settings.
 
-Settings come from `initializationOptions`, then from `workspace/configuration` (section
+Settings come from `initializationOptions` (applied during `initialize`, so the client's first
+pulls already see the subscribed files), then from `workspace/configuration` (section
 `todoLs`) on `initialized` and on every `workspace/didChangeConfiguration` (whose `settings`
 is only used by clients that cannot be asked). A bad value is shown once as a warning naming
-the key, and its default is used; unknown keys are logged.
+the key, and its default is used; unknown keys are logged. When the settings really changed,
+the client is asked to refresh its diagnostics and inlay hints where it supports that (code
+lenses follow the status, see status.py), and push clients get their diagnostics published
+again.
 """
 
 from __future__ import annotations
@@ -40,6 +44,8 @@ def load(ls: TodoLanguageServer, raw: object) -> None:
         ls.warn_once(warning)
     if loaded.unknown_keys:
         log.info("ignoring unknown settings: %s", ", ".join(loaded.unknown_keys))
+    if loaded.settings == ls.settings:
+        return  # VS Code sends didChangeConfiguration on any change, even of other extensions
     ls.apply_settings(loaded.settings)
     ls.supervision.settings_changed()
 
@@ -69,10 +75,15 @@ def register(
 ) -> None:
     async def refresh_views() -> None:
         ls = server
-        await diagnostics.refresh_all()
+        steps = [diagnostics.refresh_all]
         if ls.supports("workspace.inlay_hint.refresh_support"):
-            await ls.workspace_inlay_hint_refresh_async(None)
-        await watch.update()
+            steps.append(lambda: ls.workspace_inlay_hint_refresh_async(None))
+        steps.append(watch.update)
+        for step in steps:
+            try:  # one refusing client request must not keep the others from running
+                await step()
+            except Exception as exc:
+                log.warning("refresh after a settings or subscription change: %s", exc)
 
     def on_subscriptions() -> None:
         # Without a running loop (before the server runs) there is nothing to refresh.
@@ -85,14 +96,17 @@ def register(
     def on_initialize(ls: TodoLanguageServer, params: types.InitializeParams) -> None:
         ls.initial_settings = _section(params.initialization_options)
         ls.workspace_index.set_folders(ls.workspace_folders())
-        loaded = load_settings(ls.initial_settings)
-        ls.settings = loaded.settings  # warnings are shown once the client is ready
+        # Applied now, not after `initialized` pulls workspace/configuration: the client's
+        # first diagnostic and inlay-hint pulls may come before that answer, and Neovim 0.11
+        # cannot be asked to pull again. Warnings are shown once the client is ready.
+        ls.use_settings(load_settings(ls.initial_settings).settings)
+        ls.open_store()
 
     @server.feature(types.INITIALIZED)
     async def on_initialized(ls: TodoLanguageServer, params: types.InitializedParams) -> None:
-        ls.open_store()
         token = await indexing.progress_token(ls)  # before the settings: see indexing.py
         await pull_settings(ls)
+        ls.spawn(watch.update(), "file watchers")  # also when the settings did not change
         indexing.index_subscribed(ls, token)
         ls.supervision.start()
         status.flush()

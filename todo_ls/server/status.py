@@ -99,6 +99,7 @@ class StatusPublisher:
     def __init__(self, ls: TodoLanguageServer) -> None:
         self._ls = ls
         self._last: dict[str, Any] | None = None
+        self._last_lens: object = None
         self._last_sent_at = float("-inf")
         self._pending: asyncio.TimerHandle | None = None
         self._stopped = False
@@ -126,10 +127,22 @@ class StatusPublisher:
         self._pending = None
         ls = self._ls
         payload = status_payload(ls)
-        if payload == self._last:
-            return
-        self._last = payload
-        self._last_sent_at = time.monotonic()
-        ls.protocol.notify(METHOD, payload)
-        if ls.supports("workspace.code_lens.refresh_support") and ls.settings.code_lens.enabled:
-            ls.spawn(ls.workspace_code_lens_refresh_async(None), "code lens refresh")
+        if payload != self._last:
+            self._last = payload
+            self._last_sent_at = time.monotonic()
+            ls.protocol.notify(METHOD, payload)
+        lens = _lens_view(ls, payload)
+        if lens != self._last_lens:
+            self._last_lens = lens
+            if ls.supports("workspace.code_lens.refresh_support"):
+                ls.spawn(ls.workspace_code_lens_refresh_async(None), "code lens refresh")
+
+
+def _lens_view(ls: TodoLanguageServer, payload: dict[str, Any]) -> object:
+    """What the code lenses show: a refresh only when this changed (not on every session
+    detail such as `quiet 4s`), and also when the lenses are switched on or off."""
+    settings = ls.settings
+    if not settings.code_lens.enabled:
+        return None
+    files = [(f["uri"], f["open"], f["total"]) for f in payload["files"]]
+    return files, ls.supervision.state_word(), settings.supervisor.enabled
