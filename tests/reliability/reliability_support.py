@@ -15,8 +15,9 @@ from typing import Any
 from fake_v2 import FakeV2Server
 
 REPO = Path(__file__).resolve().parents[2]
-# Beside the repository (in CI too): the 489 events recorded from OpenCode 1.18.33.
-EVENTS_SAMPLE = REPO.parent / "shared" / "reference" / "opencode-v1-events-sample.jsonl"
+# The 489 events recorded from OpenCode 1.18.33 (a copy of the reference sample kept with the
+# host tests, so the suite runs from any clone).
+EVENTS_SAMPLE = REPO / "tests" / "hosts" / "data" / "opencode-v1-events-sample.jsonl"
 
 
 def load_v1_sample() -> dict[str, list[dict[str, Any]]]:
@@ -24,7 +25,7 @@ def load_v1_sample() -> dict[str, list[dict[str, Any]]]:
     if not EVENTS_SAMPLE.is_file():
         raise AssertionError(
             f"the recorded OpenCode events are missing: expected {EVENTS_SAMPLE} "
-            "(../shared/reference/ relative to the repository root)"
+            "(tests/hosts/data/ in the repository)"
         )
     scenarios: dict[str, list[dict[str, Any]]] = {}
     for line in EVENTS_SAMPLE.read_text(encoding="utf-8").splitlines():
