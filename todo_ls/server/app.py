@@ -25,8 +25,17 @@ _LEVELS = {
 }
 
 
+CANCEL_NOISE = "Cancel notification for unknown message id"
+
+
+def client_connected(ls: TodoLanguageServer) -> bool:
+    """The editor is initialized and still connected, so it shows `window/logMessage`."""
+    return ls.client_ready and getattr(ls.protocol, "writer", None) is not None
+
+
 class ClientLogHandler(logging.Handler):
-    """Forwards log records to the editor's output channel (`window/logMessage`).
+    """Forwards todo-ls's log records to the editor's output channel (`window/logMessage`)
+    while the client is connected.
 
     pygls's own records are skipped: it logs every message it sends, which would recurse.
     """
@@ -36,7 +45,7 @@ class ClientLogHandler(logging.Handler):
         self._ls = ls
 
     def emit(self, record: logging.LogRecord) -> None:
-        if record.name.startswith("pygls") or getattr(self._ls.protocol, "writer", None) is None:
+        if record.name.startswith("pygls") or not client_connected(self._ls):
             return
         try:
             message = self.format(record)
@@ -44,6 +53,41 @@ class ClientLogHandler(logging.Handler):
             self._ls.window_log_message(types.LogMessageParams(type=kind, message=message))
         except Exception:  # logging must never break the server
             self.handleError(record)
+
+
+class StderrFilter(logging.Filter):
+    """Keeps todo-ls's records off stderr while the editor shows them as `window/logMessage`
+    (VS Code puts stderr in the same output channel: every line would appear twice).
+
+    stderr gets everything before the client is initialized (startup failures) and, once the
+    connection is gone, WARNING and above.
+    """
+
+    def __init__(self, ls: TodoLanguageServer) -> None:
+        super().__init__()
+        self._ls = ls
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if not record.name.startswith("todo_ls") or not self._ls.client_ready:
+            return True
+        return not client_connected(self._ls) and record.levelno >= logging.WARNING
+
+
+def _not_cancel_noise(record: logging.LogRecord) -> bool:
+    # pygls warns about every $/cancelRequest that arrives after its request was answered,
+    # which editors send routinely (VS Code cancels stale code-action and hint requests).
+    return not str(record.msg).startswith(CANCEL_NOISE)
+
+
+def route_logs(ls: TodoLanguageServer, stderr_handlers: list[logging.Handler]) -> None:
+    """Send todo-ls's log to the editor once it is initialized, stderr otherwise, and drop
+    pygls's cancel noise."""
+    handler = ClientLogHandler(ls)
+    handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+    logging.getLogger("todo_ls").addHandler(handler)
+    for stderr in stderr_handlers:
+        stderr.addFilter(StderrFilter(ls))
+    logging.getLogger("pygls.protocol.json_rpc").addFilter(_not_cancel_noise)
 
 
 def create_server() -> TodoLanguageServer:
@@ -65,9 +109,7 @@ def create_server() -> TodoLanguageServer:
 def serve(tcp: bool = False, host: str = "127.0.0.1", port: int = 2087) -> int:
     """Run the server over stdio (default) or TCP (loopback unless `host` says otherwise)."""
     server = create_server()
-    handler = ClientLogHandler(server)
-    handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
-    logging.getLogger("todo_ls").addHandler(handler)
+    route_logs(server, logging.getLogger().handlers)  # the CLI's stderr handler
     if tcp:
         server.start_tcp(host, port)
     else:

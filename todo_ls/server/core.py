@@ -49,6 +49,7 @@ class TodoLanguageServer(LanguageServer):
         super().__init__("todo-ls", __version__, protocol_cls=TodoProtocol)
         self.settings = Settings()
         self.initial_settings: object = None  # the `todoLs` part of initializationOptions
+        self.client_ready = False  # `initialized` arrived: the client shows window/logMessage
         self.workspace_index = WorkspaceIndex()
         self.store: Store | None = None
         self.supervision = Supervision(self)

@@ -104,6 +104,7 @@ def register(
 
     @server.feature(types.INITIALIZED)
     async def on_initialized(ls: TodoLanguageServer, params: types.InitializedParams) -> None:
+        ls.client_ready = True  # the log goes to the editor from now on (see app.py)
         token = await indexing.progress_token(ls)  # before the settings: see indexing.py
         await pull_settings(ls)
         ls.spawn(watch.update(), "file watchers")  # also when the settings did not change
