@@ -274,3 +274,14 @@ async def test_push_client_gets_a_publish_when_settings_change(root: Path, state
     finally:
         await asyncio.wait_for(editor.client.shutdown_session(), TIMEOUT)
         await editor.client.stop()
+
+
+async def test_one_status_per_keystroke(editor: Editor) -> None:
+    uri = editor.open("PLAN.md")
+    await editor.wait_status(lambda s: True)
+    await asyncio.sleep(0.3)  # past the coalescing window: the edit below publishes at once
+    before = len(editor.statuses)
+    editor.set_text(uri, editor.text(uri).replace("- [ ] blocks", "- [x] blocks"))
+    await editor.wait_status(lambda s: s.open == 3)
+    await asyncio.sleep(0.5)
+    assert len(editor.statuses) == before + 1
