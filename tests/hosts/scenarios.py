@@ -1,15 +1,16 @@
 """Shared helpers for tests against a real host server: start / stop / restart it, create a
 session, make the (fake) model do something, collect normalized events.
 
-`OpencodeServer` is the 1.x line; a 2.x fake can implement the same small surface (`url`,
-`password`, `project`, `create_session`, `prompt`, `restart`, `stop`) so scenarios can be
-parametrized over both hosts.
+`OpencodeServer` is the real 1.x line. `HostDriver` is the small surface the shared scenarios
+(test_supervisor_scenarios.py) use on either host: `V1Driver` over the real 1.x with the fake
+model, `V2Driver` over the fake 2.x server scripted to act the same way.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import json
 import os
 import re
@@ -17,12 +18,15 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Coroutine
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import httpx
 from fake_model import FakeModel
+from fake_model import bash as bash_reply
+from fake_model import text as text_reply
+from fake_v2 import FakeV2Server
 
 from todo_ls.supervisor.events import HostEvent
 
@@ -191,6 +195,29 @@ class OpencodeServer:
             response.raise_for_status()
             return response.json()
 
+    def synthetic_texts(self, session_id: str) -> list[str]:
+        """The synthetic user texts (todo-ls nudges) in the session's transcript, oldest first."""
+        texts = []
+        for message in self.get(f"/session/{session_id}/message"):
+            if message.get("info", {}).get("role") != "user":
+                continue
+            texts += [
+                part.get("text", "")
+                for part in message.get("parts", [])
+                if part.get("type") == "text" and part.get("synthetic") is True
+            ]
+        return texts
+
+    def children(self, session_id: str) -> list[str]:
+        return [str(child["id"]) for child in self.get(f"/session/{session_id}/children")]
+
+    def pending_permissions(self) -> list[dict[str, Any]]:
+        return list(self.get("/permission"))
+
+    def reply_permission(self, request_id: str, reply: str) -> None:
+        with self.client() as client:
+            client.post(f"/permission/{request_id}/reply", json={"reply": reply}).raise_for_status()
+
 
 class EventLog:
     """Collects a host's `watch()` events in the background; tests wait on conditions."""
@@ -293,7 +320,206 @@ class Supervisor:
                 raise AssertionError(f"supervise: condition not met; lines: {self.lines[-15:]}")
             await asyncio.sleep(0.05)
 
+    def session_lines(self, session_id: str) -> list[str]:
+        """The status lines of one session (`<id> <state> · <detail> · <n> open`)."""
+        return [line for line in self.lines if line.startswith(f"{session_id} ")]
+
+    def saw(self, session_id: str, fragment: str) -> bool:
+        return any(fragment in line for line in self.session_lines(session_id))
+
     async def stop(self) -> None:
+        """Stop it; a supervisor that does not stop at once is a bug (it fails the test)."""
         self._stop.set()
-        if self._task is not None:
-            await asyncio.wait_for(self._task, 15)
+        task, self._task = self._task, None
+        if task is None:
+            return
+        done, _ = await asyncio.wait({task}, timeout=5)
+        if not done:
+            task.cancel()
+            raise AssertionError("todo-ls supervise did not stop within 5 s of being asked")
+        assert task.result() == 0
+
+
+async def until(condition: Callable[[], object], timeout: float = 30.0, what: str = "") -> None:
+    """Poll `condition()` on the running loop (never blocking it) until true."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"not reached in {timeout} s: {what or condition}")
+        await asyncio.sleep(0.05)
+
+
+class HostDriver(Protocol):
+    """What the shared scenarios do to a host, whichever line it is. Every call returns once
+    the host has accepted the action; the effects show up in the host's events later."""
+
+    kind: str
+    url: str
+    project: Path
+    password: str
+    password_env: str
+
+    async def create_session(self, title: str, directory: Path | None = None) -> str:
+        """A new root session in `directory` (default: the project folder)."""
+        ...
+
+    async def work_then_stop(self, session_id: str, directory: Path | None = None) -> None:
+        """A real user prompt; the agent works one turn and stops (open items stay open)."""
+        ...
+
+    async def user_prompt(self, session_id: str, text: str) -> None:
+        """A real user prompt; the agent answers with one turn."""
+        ...
+
+    async def start_tool(self, session_id: str, seconds: float, command: str) -> None:
+        """A user prompt whose turn runs one silent tool for `seconds`, then stops."""
+        ...
+
+    async def interrupt(self, session_id: str) -> None:
+        """The user interrupts the running turn (Esc in the TUI)."""
+        ...
+
+    async def restart(self) -> None:
+        """The server process restarts on the same port; sessions persist."""
+        ...
+
+    async def received_nudges(self, session_id: str) -> list[str]:
+        """The nudge texts the session received, oldest first."""
+        ...
+
+    def output(self) -> list[str]:
+        """What the host printed (to check that no secret leaks)."""
+        ...
+
+
+class V1Driver:
+    """The real OpenCode 1.x with the scripted fake model. Blocking calls run in a thread so
+    the supervisor on the test's loop keeps reading events meanwhile."""
+
+    kind = "opencode-v1"
+    password_env = "OPENCODE_SERVER_PASSWORD"
+
+    def __init__(self, server: OpencodeServer) -> None:
+        assert server.password, "the shared scenarios run with auth on"
+        self.server = server
+        self.model = server.model
+        self.url = server.url
+        self.project = server.project
+        self.password = server.password
+
+    async def create_session(self, title: str, directory: Path | None = None) -> str:
+        return await asyncio.to_thread(self.server.create_session, title, directory)
+
+    async def work_then_stop(self, session_id: str, directory: Path | None = None) -> None:
+        self.model.script(text_reply("Stopping here; the rest can wait."))
+        await asyncio.to_thread(self.server.prompt, session_id, "Work on the plan.", directory)
+
+    async def user_prompt(self, session_id: str, text: str) -> None:
+        await asyncio.to_thread(self.server.prompt, session_id, text)
+
+    async def start_tool(self, session_id: str, seconds: float, command: str) -> None:
+        self.model.script(bash_reply(f"sleep {seconds:g}; {command}"), text_reply("Ran it."))
+        await asyncio.to_thread(self.server.prompt, session_id, "Run the build.")
+
+    async def interrupt(self, session_id: str) -> None:
+        await asyncio.to_thread(self.server.abort, session_id)
+
+    async def restart(self) -> None:
+        await asyncio.to_thread(self.server.restart)
+        self.url = self.server.url
+
+    async def received_nudges(self, session_id: str) -> list[str]:
+        return await asyncio.to_thread(self.server.synthetic_texts, session_id)
+
+    def output(self) -> list[str]:
+        return self.server.output
+
+
+class V2Driver:
+    """The fake OpenCode 2.x, scripted to act like the real 1.x above: a user prompt or a
+    nudge runs one turn (steps, text) and ends it; a tool turn runs until it ends or the user
+    interrupts it."""
+
+    kind = "opencode-v2"
+    password_env = "OPENCODE_PASSWORD"
+
+    def __init__(self, fake: FakeV2Server, project: Path) -> None:
+        self.fake = fake
+        self.url = fake.url
+        self.project = project
+        self.password = fake.password
+        self._ids = itertools.count(1)
+        self._turns: dict[str, asyncio.Task[None]] = {}
+
+        async def answer(session_id: str, body: dict[str, Any]) -> None:
+            await fake.run_turn(session_id, pause_s=0.05)
+
+        fake.on_synthetic = answer
+
+    async def create_session(self, title: str, directory: Path | None = None) -> str:
+        sid = f"ses_v2fake{next(self._ids):04d}"
+        info = self.fake.add_session(sid, str(directory or self.project), title=title)
+        self.fake.emit("session.created", {"sessionID": sid, "info": info})
+        return sid
+
+    async def work_then_stop(self, session_id: str, directory: Path | None = None) -> None:
+        await self.user_prompt(session_id, "Work on the plan.")
+
+    async def user_prompt(self, session_id: str, text: str) -> None:
+        self.fake.user_prompt(session_id, text)
+        self._spawn(session_id, self.fake.run_turn(session_id, steps=2, pause_s=0.05))
+
+    async def start_tool(self, session_id: str, seconds: float, command: str) -> None:
+        self.fake.user_prompt(session_id, "Run the build.")
+        self._spawn(session_id, self._tool_turn(session_id, seconds, command))
+
+    def _spawn(self, session_id: str, work: Coroutine[Any, Any, None]) -> None:
+        self._turns[session_id] = asyncio.ensure_future(work)
+
+    async def _tool_turn(self, session_id: str, seconds: float, command: str) -> None:
+        fake = self.fake
+        step = f"msg_tool{next(self._ids):04d}"
+        call = f"call_{next(self._ids):04d}"
+        base = {"sessionID": session_id, "assistantMessageID": step}
+        fake.active[session_id] = {"type": "running"}
+        fake.emit("session.execution.started", {"sessionID": session_id})
+        fake.emit("session.step.started", {**base, "agent": "build", "started": 0})
+        fake.emit("session.tool.input.started", {**base, "id": call, "name": "bash"})
+        called = {**base, "id": call, "name": "bash", "input": {"command": command}}
+        fake.emit("session.tool.called", {**called, "executed": True})
+        try:
+            await asyncio.sleep(seconds)  # a silent tool: no progress events
+        except asyncio.CancelledError:
+            fake.emit("session.tool.failed", {**base, "id": call, "error": "aborted"})
+            fake.active.pop(session_id, None)
+            fake.emit("session.execution.interrupted", {"sessionID": session_id, "reason": "user"})
+            raise
+        fake.emit("session.tool.success", {**base, "id": call, "content": [], "executed": True})
+        fake.emit("session.step.ended", {**base, "finish": "tool-calls", "cost": 0})
+        fake.active.pop(session_id, None)
+        await fake.run_turn(session_id)
+
+    async def interrupt(self, session_id: str) -> None:
+        turn = self._turns.get(session_id)
+        assert turn is not None and not turn.done(), "no turn to interrupt"
+        turn.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await turn
+
+    async def restart(self) -> None:
+        await self.fake.stop()
+        await self.fake.start()
+
+    async def received_nudges(self, session_id: str) -> list[str]:
+        return [
+            str(body["text"]) for sid, body in self.fake.synthetic_requests if sid == session_id
+        ]
+
+    def output(self) -> list[str]:
+        return []  # the fake prints nothing
+
+    async def close(self) -> None:
+        """Cancel the turns still running (a test that failed midway)."""
+        for turn in self._turns.values():
+            turn.cancel()
+        await asyncio.gather(*self._turns.values(), return_exceptions=True)
