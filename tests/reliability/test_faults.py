@@ -488,3 +488,47 @@ async def test_clock_jumps_cause_no_burst_and_no_crash(tmp_path: Path, jump: flo
     finally:
         await runtime.stop()
         store.close()
+
+
+# --- the editor side while the host is down -----------------------------------------------
+
+
+def _lsp_helpers() -> Any:
+    """The pytest-lsp editor harness of tests/lsp (loaded by path: every suite has a conftest)."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[1] / "lsp" / "conftest.py"
+    spec = importlib.util.spec_from_file_location("lsp_editor_harness", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+async def test_editor_features_keep_working_while_the_host_is_unreachable(
+    tmp_path: Path,
+) -> None:
+    lsp = _lsp_helpers()
+    root = tmp_path / "project"
+    root.mkdir()
+    (root / "PLAN.md").write_text(lsp.PLAN, encoding="utf-8")
+    url = f"http://127.0.0.1:{closed_port()}"
+    settings = {"markdownFiles": ["PLAN.md"], "supervisor": {"url": url}}
+    editor = await lsp.start_editor(root, "neovim", settings, tmp_path / "state")
+    try:
+        status = await editor.wait_status(
+            lambda s: s.supervisor.host is not None and getattr(s.supervisor.host, "error", None)
+        )
+        assert status.supervisor.host.connected is False
+        assert "unreachable" in status.supervisor.host.error
+        uri = editor.open("PLAN.md")
+        for _ in range(3):  # again and again while the supervisor keeps retrying
+            diagnostics = await editor.pull(uri)
+            listed = await editor.command("todoLs.list", {})
+            assert len(diagnostics) == listed["open"] > 0
+            await asyncio.sleep(0.5)
+        result = await editor.command("todoLs.toggle", {"uri": uri, "line": 6})
+        assert result["applied"] is True
+    finally:
+        await asyncio.wait_for(editor.client.shutdown_session(), 10)
+        await editor.client.stop()
