@@ -2,16 +2,21 @@
 
 Pushed (`textDocument/publishDiagnostics`) to clients without pull support, answered on
 `textDocument/diagnostic` for clients with it, never both. Results are cached per document
-version, severity and encoding, so a repeated pull or push costs nothing.
+version, severity and encoding, so a repeated pull or push costs nothing; each diagnostic is
+kept already encoded as JSON and reused while its line is unchanged, so a keystroke in a
+document with thousands of open items encodes one diagnostic, not all of them (see `wire`).
 """
 
 from __future__ import annotations
+
+import json
 
 from lsprotocol import types
 
 from todo_ls.checklist import OPEN_STATES
 from todo_ls.server.core import TodoLanguageServer
 from todo_ls.server.positions import Encoding
+from todo_ls.server.wire import RawJson, raw_protocol
 from todo_ls.workspace import FileState, uri_to_path
 
 SOURCE = "todo-ls"
@@ -26,11 +31,12 @@ def item_diagnostics(
     state: FileState,
     severity: types.DiagnosticSeverity,
     encoding: Encoding,
-    reuse: dict[DiagnosticKey, types.Diagnostic] | None = None,
-) -> dict[DiagnosticKey, types.Diagnostic]:
-    """A diagnostic per open item, from its bullet to the end of its line, keyed by what it
-    depends on. Entries of `reuse` (the previous result, same severity and encoding) whose
-    line is unchanged are reused, so a keystroke in a big document rebuilds one diagnostic."""
+    reuse: dict[DiagnosticKey, str] | None = None,
+) -> dict[DiagnosticKey, str]:
+    """A diagnostic per open item, from its bullet to the end of its line, encoded as JSON
+    (the wire shape of `types.Diagnostic`) and keyed by what it depends on. Entries of `reuse`
+    (the previous result, same severity and encoding) whose line is unchanged are reused, so
+    a keystroke in a big document encodes one diagnostic."""
     lines = state.lines
     reuse = reuse or {}
     found = {}
@@ -41,15 +47,32 @@ def item_diagnostics(
         key = (item.line, text, item.state, item.bullet_col)
         diagnostic = reuse.get(key)
         if diagnostic is None:
-            diagnostic = types.Diagnostic(
-                range=encoding.range(lines, item.line, item.bullet_col, len(text)),
-                message=f"{LABELS.get(item.state, item.state)}: {item.text}",
-                severity=severity,
-                code=item.state,
-                source=SOURCE,
+            line = item.line
+            diagnostic = json.dumps(
+                {
+                    "range": {
+                        "start": {
+                            "line": line,
+                            "character": encoding.column(text, item.bullet_col),
+                        },
+                        "end": {"line": line, "character": encoding.column(text, len(text))},
+                    },
+                    "message": f"{LABELS.get(item.state, item.state)}: {item.text}",
+                    "severity": severity.value,
+                    "code": item.state,
+                    "source": SOURCE,
+                }
             )
         found[key] = diagnostic
     return found
+
+
+class Encoded:
+    """The encoded diagnostics of one document state, and their JSON array (built once)."""
+
+    def __init__(self, by_key: dict[DiagnosticKey, str]) -> None:
+        self.by_key = by_key
+        self.array = "[" + ",".join(by_key.values()) + "]"
 
 
 class Diagnostics:
@@ -57,39 +80,42 @@ class Diagnostics:
 
     def __init__(self, ls: TodoLanguageServer) -> None:
         self._ls = ls
-        self._cache: dict[str, tuple[_CacheKey, dict[DiagnosticKey, types.Diagnostic]]] = {}
+        self._cache: dict[str, tuple[_CacheKey, Encoded]] = {}
 
-    def for_uri(self, uri: str) -> tuple[FileState | None, list[types.Diagnostic]]:
-        """The document's state (None when not a subscribed file) and its diagnostics."""
+    def for_uri(self, uri: str) -> tuple[FileState | None, str]:
+        """The document's state (None when not a subscribed file) and its diagnostics as an
+        encoded JSON array."""
         ls = self._ls
         path = uri_to_path(uri)
         if path is None or not ls.workspace_index.is_subscribed(path):
             self._cache.pop(uri, None)
-            return None, []
+            return None, "[]"
         state = ls.workspace_index.state(path)
         severity = ls.severity
         if severity is None:
-            return state, []
+            return state, "[]"
         key = (state, severity, ls.encoding, ls.generation)
         cached = self._cache.get(uri)
         if cached is not None and cached[0] == key:
-            return state, list(cached[1].values())
+            return state, cached[1].array
         same_settings = cached is not None and cached[0][1:3] == key[1:3]
-        found = item_diagnostics(
-            state, severity, ls.encoding, cached[1] if cached and same_settings else None
+        found = Encoded(
+            item_diagnostics(
+                state, severity, ls.encoding, cached[1].by_key if cached and same_settings else None
+            )
         )
         self._cache[uri] = (key, found)
-        return state, list(found.values())
+        return state, found.array
 
     def push(self, uri: str) -> None:
         """Publish the document's diagnostics to a push client."""
         if self._ls.pulls_diagnostics:
             return
         state, found = self.for_uri(uri)
-        self._ls.text_document_publish_diagnostics(
-            types.PublishDiagnosticsParams(
-                uri=uri, diagnostics=found, version=state.version if state else None
-            )
+        version = f',"version":{state.version}' if state and state.version is not None else ""
+        params = f'{{"uri":{json.dumps(uri)}{version},"diagnostics":{found}}}'
+        raw_protocol(self._ls.protocol).notify_raw(
+            types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, RawJson(params)
         )
 
     def clear(self, uri: str) -> None:
@@ -121,11 +147,12 @@ def register(server: TodoLanguageServer, diagnostics: Diagnostics) -> None:
     )
     def on_diagnostic(
         ls: TodoLanguageServer, params: types.DocumentDiagnosticParams
-    ) -> types.FullDocumentDiagnosticReport | types.UnchangedDocumentDiagnosticReport:
+    ) -> RawJson | types.UnchangedDocumentDiagnosticReport:
         state, found = diagnostics.for_uri(params.text_document.uri)
         result_id = f"{ls.generation}:{ls.settings.diagnostics.severity}:" + (
             f"{state.version if state.is_open else state.stamp}" if state is not None else "none"
         )
         if params.previous_result_id == result_id:
             return types.UnchangedDocumentDiagnosticReport(result_id=result_id)
-        return types.FullDocumentDiagnosticReport(items=found, result_id=result_id)
+        # A FullDocumentDiagnosticReport, already encoded.
+        return RawJson(f'{{"kind":"full","resultId":{json.dumps(result_id)},"items":{found}}}')

@@ -1,0 +1,90 @@
+"""Sending values that are already JSON: large diagnostic lists without per-keystroke encoding.
+
+pygls encodes every message with cattrs and `json.dumps`. For a document with thousands of
+open items that costs tens of milliseconds per keystroke, while almost every diagnostic is the
+same as in the previous version. `RawJson` carries text that is already encoded (the
+diagnostics module keeps one encoded fragment per item and joins them); `RawJsonProtocol` splices
+it into the message as is. cattrs leaves an unknown class alone where a field is typed `Any`
+or as a union (a response's `result`, a generic notification's `params`), so a `RawJson`
+travels untouched until `json.dumps` hands it to `_default`, which leaves a placeholder that is
+replaced by the text afterwards.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+import logging
+from typing import Any
+
+from pygls.exceptions import JsonRpcInternalError
+from pygls.protocol import LanguageServerProtocol
+from pygls.protocol.json_rpc import JsonRPCNotification
+
+log = logging.getLogger(__name__)
+_WRITES: set[asyncio.Future[Any]] = set()  # writes of async transports still under way
+
+
+class RawJson:
+    """A JSON value, already encoded."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+
+class RawJsonProtocol(LanguageServerProtocol):
+    """pygls's protocol, plus `RawJson` values and raw notifications."""
+
+    def notify_raw(self, method: str, params: RawJson) -> None:
+        """A notification whose params are already encoded (pygls's `notify` would convert
+        them to the method's params class first)."""
+        self._send_data(JsonRPCNotification(method=method, params=params, jsonrpc="2.0"))
+
+    def _send_data(self, data: Any) -> None:
+        if not any(isinstance(v, RawJson) for v in vars_of(data)):
+            super()._send_data(data)
+            return
+        if self.writer is None:
+            log.error("Unable to send data, no available transport!")
+            return
+        raw: list[str] = []
+
+        def default(value: Any) -> Any:
+            if isinstance(value, RawJson):
+                raw.append(value.text)
+                return f"\0raw{len(raw) - 1}\0"
+            return self._serialize_message(value)
+
+        try:
+            body = json.dumps(data, default=default)
+            for n, text in enumerate(raw):
+                body = body.replace(json.dumps(f"\0raw{n}\0"), text, 1)
+            if self._include_headers:
+                # Like pygls: the body is ASCII (json.dumps escapes the rest), chars = bytes.
+                header = (
+                    f"Content-Length: {len(body)}\r\n"
+                    f"Content-Type: {self.CONTENT_TYPE}; charset={self.CHARSET}\r\n\r\n"
+                )
+                body = header + body
+            written = self.writer.write(body.encode(self.CHARSET))
+            if inspect.isawaitable(written):
+                task = asyncio.ensure_future(written)
+                _WRITES.add(task)
+                task.add_done_callback(_WRITES.discard)
+        except Exception as error:  # as pygls: report it, never raise into the handler
+            log.exception("Error sending data")
+            self._server._report_server_error(error, JsonRpcInternalError)
+
+
+def vars_of(message: Any) -> list[Any]:
+    """The `params` / `result` of a JSON-RPC message object (where a `RawJson` can sit)."""
+    return [getattr(message, name, None) for name in ("params", "result")]
+
+
+def raw_protocol(protocol: LanguageServerProtocol) -> RawJsonProtocol:
+    """The server's protocol as a `RawJsonProtocol` (which the server is built with)."""
+    assert isinstance(protocol, RawJsonProtocol), "the server must use a RawJsonProtocol"
+    return protocol
