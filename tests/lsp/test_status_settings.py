@@ -276,6 +276,9 @@ async def test_push_client_gets_a_publish_when_settings_change(root: Path, state
         await editor.client.stop()
 
 
+@pytest.mark.parametrize(  # no supervisor: a host on this machine would add its own statuses
+    "settings", [{"markdownFiles": ["PLAN.md"], "supervisor": {"enabled": False}}]
+)
 async def test_one_status_per_keystroke(editor: Editor) -> None:
     uri = editor.open("PLAN.md")
     await editor.wait_status(lambda s: True)
