@@ -142,6 +142,7 @@ class OpencodeServer:
         return self
 
     def stop(self) -> None:
+        """End the whole process group (OpenCode's children too): TERM, then KILL."""
         proc, self._proc = self._proc, None
         if proc is None or proc.poll() is not None:
             return
@@ -246,9 +247,11 @@ class EventLog:
             await asyncio.sleep(0.05)
 
     async def close(self) -> None:
+        """Stop collecting; a stream that ignores the cancel fails the test instead of hanging."""
         self._task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await self._task
+        done, _ = await asyncio.wait({self._task}, timeout=5)
+        if not done:
+            raise AssertionError("the event stream did not stop within 5 s of being cancelled")
 
 
 class Supervisor:
