@@ -252,7 +252,13 @@ async def start_editor(
     init_options: Any = None,
 ) -> Editor:
     """Start todo-ls, connect a test editor and run initialize/initialized."""
-    env = {**os.environ, "TODO_LS_STATE_DIR": str(state_dir)}
+    # XDG_STATE_HOME too: the supervisor's 2.x discovery must never find a real OpenCode
+    # registration file of the machine running the tests.
+    env = {
+        **os.environ,
+        "TODO_LS_STATE_DIR": str(state_dir),
+        "XDG_STATE_HOME": str(state_dir / "xdg-state"),
+    }
     config = ClientServerConfig(
         server_command=SERVER, client_factory=_client_factory, server_env=env
     )
