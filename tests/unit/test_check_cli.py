@@ -39,9 +39,9 @@ def test_text_lists_open_items_with_path_and_line(
     assert run_check(["PLAN.md"], "text") == 1
     out = capsys.readouterr()
     assert out.out.splitlines() == [
-        "PLAN.md:4: [ ] open thing",
-        "PLAN.md:5: [/] working on it",
-        "PLAN.md:7: [?] ask the user",
+        "PLAN.md:4: [open] open thing",
+        "PLAN.md:5: [inProgress] working on it",
+        "PLAN.md:7: [blocked] ask the user",
         "PLAN.md: 3 open, 1 done, 1 canceled of 5",
     ]
     assert out.err == ""
@@ -86,7 +86,7 @@ def test_symlink_loop_is_not_followed(project: Path, capsys: pytest.CaptureFixtu
     (project / "d" / "loop").symlink_to(project / "d", target_is_directory=True)
     assert run_check(["d"], "text") == 1
     assert capsys.readouterr().out.splitlines() == [
-        "d/a.md:1: [ ] a",
+        "d/a.md:1: [open] a",
         "d/a.md: 1 open, 0 done of 1",
     ]
 
@@ -120,14 +120,14 @@ def test_github_format_escapes_annotation(
     (project / "a,b.md").write_text("- [ ] 100% done: really\n", encoding="utf-8")
     assert run_check(["a,b.md"], "github") == 1
     assert capsys.readouterr().out.splitlines()[0] == (
-        "::warning file=a%2Cb.md,line=1,title=todo-ls::[ ] 100%25 done: really"
+        "::warning file=a%2Cb.md,line=1,title=todo-ls::[open] 100%25 done: really"
     )
 
 
 def test_bom_and_crlf_are_fine(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (project / "bom.md").write_bytes("\ufeff# T\r\n- [ ] é\r\n".encode())
     assert run_check(["bom.md"], "text") == 1
-    assert capsys.readouterr().out.splitlines()[0] == "bom.md:2: [ ] é"
+    assert capsys.readouterr().out.splitlines()[0] == "bom.md:2: [open] é"
 
 
 @pytest.mark.parametrize(
@@ -151,7 +151,7 @@ def test_bad_input_is_one_line_on_stderr_and_exit_2(
     out = capsys.readouterr()
     (line,) = out.err.splitlines()
     assert line.startswith(f"todo-ls: {message}")
-    assert "PLAN.md:4: [ ] open thing" in out.out  # the readable file is still reported
+    assert "PLAN.md:4: [open] open thing" in out.out  # the readable file is still reported
 
 
 def test_directory_without_markdown_is_an_error(
@@ -181,7 +181,7 @@ def test_real_process_exit_codes_and_output(project: Path) -> None:
     done.write_text("- [x] é\n", encoding="utf-8")
     result = _cli(project, "PLAN.md")
     assert (result.returncode, result.stderr) == (1, "")
-    assert result.stdout.splitlines()[0] == "PLAN.md:4: [ ] open thing"
+    assert result.stdout.splitlines()[0] == "PLAN.md:4: [open] open thing"
     assert _cli(project, "done.md").returncode == 0
     json_result = _cli(project, "--format", "json", "done.md")
     assert json.loads(json_result.stdout)["files"][0]["items"][0]["text"] == "é"
