@@ -187,6 +187,9 @@ class _FolderSubs:
     added: set[Path] = field(default_factory=set)
     removed: set[Path] = field(default_factory=set)
     globbed: list[Path] | None = None  # expansion of settings.markdownFiles, None = stale
+    # The sorted effective set, None = stale: every status, watched-file event and request
+    # asks for it, and sorting a thousand paths each time cost more than the rest of a status.
+    effective: list[Path] | None = None
 
 
 class WorkspaceIndex:
@@ -239,6 +242,7 @@ class WorkspaceIndex:
         """Expand `markdownFiles` again on next use (files were created or deleted)."""
         for subs in self._subs.values():
             subs.globbed = None
+            subs.effective = None
 
     def forget(self, path: Path) -> None:
         """Drop the cached parse of `path`."""
@@ -273,9 +277,11 @@ class WorkspaceIndex:
         subs = self._subs.get(folder.key)
         if subs is None:
             return []
-        if subs.globbed is None:
-            subs.globbed = list(expand_patterns(folder.path, self._patterns))
-        return sorted((set(subs.globbed) | subs.added) - subs.removed)
+        if subs.effective is None:
+            if subs.globbed is None:
+                subs.globbed = list(expand_patterns(folder.path, self._patterns))
+            subs.effective = sorted((set(subs.globbed) | subs.added) - subs.removed)
+        return list(subs.effective)
 
     def all_subscribed(self) -> list[tuple[Folder, Path]]:
         """Every subscribed file with the folder it belongs to (first folder wins)."""
@@ -327,6 +333,7 @@ class WorkspaceIndex:
         subs = self._subs[folder.key]
         subs.removed.discard(path)
         subs.added.add(path)
+        subs.effective = None
         self._persist("subscribe", folder, path)
         return folder
 
@@ -339,6 +346,7 @@ class WorkspaceIndex:
             subs = self._subs[folder.key]
             subs.added.discard(path)
             subs.removed.add(path)
+            subs.effective = None
             self._persist("unsubscribe", folder, path)
         return holders[0]
 
@@ -393,7 +401,7 @@ class WorkspaceIndex:
         return state
 
     def _disk_state(self, path: Path, cached: FileState | None) -> FileState:
-        uri = path_to_uri(path)
+        uri = cached.uri if cached is not None else path_to_uri(path)  # as_uri is slow
         try:
             st = path.stat()
         except OSError:

@@ -8,11 +8,13 @@ it differs from the last one sent, and coalesced to at most one notification per
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from typing import Any
 
 from todo_ls.checklist import FileItem, Progress
 from todo_ls.server.core import TodoLanguageServer
+from todo_ls.server.wire import RawJson, raw_protocol
 from todo_ls.workspace import FileState, Folder
 
 METHOD = "todoLs/status"
@@ -130,7 +132,8 @@ class StatusPublisher:
         if payload != self._last:
             self._last = payload
             self._last_sent_at = time.monotonic()
-            ls.protocol.notify(METHOD, payload)
+            # Encoded here: pygls would copy the payload (an entry per file) through cattrs.
+            raw_protocol(ls.protocol).notify_raw(METHOD, RawJson(json.dumps(payload)))
         lens = _lens_view(ls, payload)
         if lens != self._last_lens:
             self._last_lens = lens
