@@ -21,15 +21,17 @@ import logging
 import os
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
 from todo_ls.config import SupervisorSettings
-from todo_ls.hosts.base import Host
 from todo_ls.store import Store
 from todo_ls.supervisor.clock import Clock, SystemClock
-from todo_ls.supervisor.runtime import IndexWorkspace, Runtime
+
+if TYPE_CHECKING:  # the runtime loads on `initialized`, after the `initialize` answer
+    from todo_ls.hosts.base import Host
+    from todo_ls.supervisor.runtime import Runtime
 
 log = logging.getLogger(__name__)
 
@@ -71,6 +73,8 @@ class Supervision:
         except RuntimeError:
             log.warning("supervisor: no event loop; not started")
             return
+        from todo_ls.supervisor.runtime import IndexWorkspace, Runtime
+
         store = self._store()
         workspace = IndexWorkspace(self._ls.workspace_index)
 
