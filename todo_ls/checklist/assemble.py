@@ -1,8 +1,9 @@
-"""Turn block structure into a `Checklist`: shared by the fast scanner and the reference parser.
+"""What both parsers share: line splitting, trimming, task boxes, columns, sections.
 
-Both parsers only find *where* list items, their first paragraphs and headings are; everything
-derived from that (task markers, columns, parents, sections) is computed here once, so the two
-can only disagree about block structure, which is what the differential tests compare.
+The reference parser finds *where* list items, their first paragraphs and headings are and
+hands them to `assemble`; the fast scanner builds its items as it goes, with the helpers here
+for everything but its hot path, so the two can only disagree about block structure, which
+is what the differential tests compare.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from todo_ls.checklist.model import Checklist, Heading, PlainListItem, StateRegistry, TaskItem
 
@@ -18,8 +20,9 @@ from todo_ls.checklist.model import Checklist, Heading, PlainListItem, StateRegi
 _LINE_END_RE = re.compile(r"\r\n|\r|\n")
 # The tasklists plugin requires a GFM whitespace character after `]`; \r and \n cannot occur
 # inside a line here, a line end is handled by `RawListItem.para_multiline`.
-_GFM_SPACE = frozenset(" \t\v\f")
-_BLANK_RE = re.compile(r"[\s>]*")
+GFM_SPACE = frozenset(" \t\v\f")
+# A line that ends no item: only whitespace and block quote markers.
+BLANK_RE = re.compile(r"[\s>]*")
 # What markdown-it-py trims off paragraphs and headings (JavaScript's `trim` minus U+FEFF):
 # Unicode space separators and \t\n\v\f\r, not everything `str.isspace` accepts.
 TRIM = (
@@ -50,12 +53,6 @@ class RawListItem:
     para_multiline: bool  # the paragraph has more than one line
 
 
-# A list item as the fast scanner records it, cheaper to make and fill in than a RawListItem:
-# [bullet_line, end, parent, para_line, para_col, para_multiline] with -1 for None and 0/1.
-RawRow = list[int]
-ROW_END, ROW_MULTILINE = 1, 5
-
-
 @dataclass(frozen=True, slots=True)
 class RawHeading:
     """An ATX or setext heading: `line` is its (first) text line, `text` its inline content."""
@@ -67,97 +64,52 @@ class RawHeading:
 
 # TaskItem is a frozen dataclass: its generated __init__ sets each field through
 # object.__setattr__, three times the cost of handing a bare instance its finished __dict__.
-# A parse builds thousands of items, so `build` does the latter; eq, hash and repr read the
-# fields as usual (the differential and unit tests compare such items with constructed ones).
+# A parse builds thousands of items, so both parsers do the latter (see `new_task`); eq, hash
+# and repr read the fields as usual (the tests compare such items with constructed ones).
 _new_object = object.__new__
 _set_attribute = object.__setattr__
 
 
-def _heading_ends(raw_headings: Sequence[RawHeading], last_line: int) -> list[int]:
-    """Each heading's last line: before the next heading of the same or a higher level."""
-    ends = [last_line] * len(raw_headings)
+def new_task(fields: dict[str, Any]) -> TaskItem:
+    """A TaskItem whose `__dict__` is `fields` (every field of TaskItem, by name)."""
+    item: TaskItem = _new_object(TaskItem)
+    _set_attribute(item, "__dict__", fields)
+    return item
+
+
+def headings_of(raw_headings: Sequence[RawHeading], line_count: int) -> tuple[Heading, ...]:
+    """The headings with their sections: each ends before the next heading of the same or a
+    higher level, or at the last line."""
+    ends = [line_count - 1] * len(raw_headings)
     open_headings: list[int] = []  # indices, levels strictly increasing
     for i, rh in enumerate(raw_headings):
         while open_headings and raw_headings[open_headings[-1]].level >= rh.level:
             ends[open_headings.pop()] = rh.line - 1
         open_headings.append(i)
-    return ends
-
-
-def build(
-    lines: Sequence[str],
-    rows: Sequence[RawRow],
-    raw_headings: Sequence[RawHeading],
-    registry: StateRegistry,
-) -> Checklist:
-    """Build the checklist from raw list items as rows (see `RawRow`) and headings."""
-    last_line = len(lines) - 1
-    ends = _heading_ends(raw_headings, last_line)
-    headings = [
+    return tuple(
         Heading(i, rh.line, rh.level, rh.text, ends[i]) for i, rh in enumerate(raw_headings)
-    ]
-    # Heading lines with a sentinel past the last line, so the owner search needs no bound.
-    heading_lines = [h.line for h in headings]
-    heading_lines.append(len(lines))
-    state_of = {m: state for state, ms in registry.markers.items() for m in ms}.get
-    line_count = len(lines)
-    items: list[TaskItem] = []
-    plain: list[PlainListItem] = []
-    task_of: list[int] = []  # raw index -> index into items, -1 for no task
-    h = -1  # the owning heading advances monotonically: raw items come in document order
-    for bullet_line, end, parent, para_line, col, multiline in rows:
-        task = -1
-        if para_line >= 0:
-            line = lines[para_line]
-            state = None
-            if line[col : col + 1] == "[" and line[col + 2 : col + 3] == "]":
-                rest = line[col + 3 :]
-                text = rest.strip(TRIM)
-                # `[ ]` then the line end: the paragraph goes on with "\n" only if it continues;
-                # markdown-it-py strips the paragraph, so `[ ]   ` alone on its line is no task.
-                if (multiline or text) and (rest == "" or rest[0] in _GFM_SPACE):
-                    marker = line[col + 1]
-                    state = state_of(marker)
-            if state is None:
-                plain.append(PlainListItem(para_line, col))
-            else:
-                while parent >= 0 and task_of[parent] < 0:
-                    parent = rows[parent][2]
-                parent_task = task_of[parent] if parent >= 0 else -1
-                while heading_lines[h + 1] < para_line:
-                    h += 1
-                last = (end if end < line_count else line_count) - 1
-                while last > para_line and _BLANK_RE.fullmatch(lines[last]):
-                    last -= 1
-                # The list marker ends the text before the content (trailing whitespace
-                # ignored): a bullet, or `.` / `)` after 1-9 digits.
-                src = lines[bullet_line] if bullet_line != para_line else line[:col]
-                bullet_col = len(src.rstrip(TRIM)) - 1
-                if src[bullet_col] not in "-*+":
-                    while bullet_col > 0 and src[bullet_col - 1].isdigit():
-                        bullet_col -= 1
-                task = len(items)
-                item = _new_object(TaskItem)
-                _set_attribute(
-                    item,
-                    "__dict__",
-                    {
-                        "index": task,
-                        "line": para_line,
-                        "bullet_col": bullet_col,
-                        "marker_col": col + 1,
-                        "marker": marker,
-                        "state": state,
-                        "text": text,
-                        "depth": 0 if parent_task < 0 else items[parent_task].depth + 1,
-                        "parent": None if parent_task < 0 else parent_task,
-                        "heading": h if h >= 0 else None,
-                        "end_line": last,
-                    },
-                )
-                items.append(item)
-        task_of.append(task)
-    return Checklist(tuple(items), tuple(headings), tuple(plain))
+    )
+
+
+def last_line(lines: Sequence[str], end: int, first: int) -> int:
+    """An item's last line: before its exclusive `end`, trailing blank lines not counted, but
+    never before `first` (the line of its task box)."""
+    last = end - 1
+    while last > first and BLANK_RE.fullmatch(lines[last]):
+        last -= 1
+    return last
+
+
+def bullet_col(lines: Sequence[str], bullet_line: int, para_line: int, col: int) -> int:
+    """The column of the list marker of an item whose paragraph starts at (para_line, col):
+    the marker ends the text before the content (trailing whitespace ignored), a bullet or
+    `.` / `)` after 1-9 digits."""
+    src = lines[bullet_line] if bullet_line != para_line else lines[para_line][:col]
+    column = len(src.rstrip(TRIM)) - 1
+    if src[column] not in "-*+":
+        while column > 0 and src[column - 1].isdigit():
+            column -= 1
+    return column
 
 
 def assemble(
@@ -166,16 +118,51 @@ def assemble(
     raw_headings: Sequence[RawHeading],
     registry: StateRegistry,
 ) -> Checklist:
-    """Build the checklist from the list items and headings a block parser found."""
-    rows = [
-        [
-            r.bullet_line,
-            r.end,
-            -1 if r.parent is None else r.parent,
-            -1 if r.para_line is None else r.para_line,
-            r.para_col,
-            int(r.para_multiline),
-        ]
-        for r in raw_items
-    ]
-    return build(lines, rows, raw_headings, registry)
+    """Build the checklist from the list items and headings a block parser found (in
+    document order, parents before their children)."""
+    heading_lines = [h.line for h in raw_headings]
+    heading_lines.append(len(lines))  # a sentinel past the last line: the search needs no bound
+    items: list[TaskItem] = []
+    plain: list[PlainListItem] = []
+    task_of: list[int] = []  # raw index -> index into items, -1 for no task
+    h = -1  # the owning heading advances monotonically: raw items come in document order
+    for raw in raw_items:
+        task = -1
+        para_line = raw.para_line
+        if para_line is not None:
+            line = lines[para_line]
+            col = raw.para_col
+            state = None
+            if line[col : col + 1] == "[" and line[col + 2 : col + 3] == "]":
+                rest = line[col + 3 :]
+                text = rest.strip(TRIM)
+                # `[ ]` then the line end: the paragraph goes on with "\n" only if it continues;
+                # markdown-it-py strips the paragraph, so `[ ]   ` alone on its line is no task.
+                if (raw.para_multiline or text) and (rest == "" or rest[0] in GFM_SPACE):
+                    state = registry.state_of(line[col + 1])
+            if state is None:
+                plain.append(PlainListItem(para_line, col))
+            else:
+                parent = raw.parent
+                while parent is not None and task_of[parent] < 0:
+                    parent = raw_items[parent].parent
+                parent_task = None if parent is None else task_of[parent]
+                while heading_lines[h + 1] < para_line:
+                    h += 1
+                task = len(items)
+                fields = {
+                    "index": task,
+                    "line": para_line,
+                    "bullet_col": bullet_col(lines, raw.bullet_line, para_line, col),
+                    "marker_col": col + 1,
+                    "marker": line[col + 1],
+                    "state": state,
+                    "text": text,
+                    "depth": 0 if parent_task is None else items[parent_task].depth + 1,
+                    "parent": parent_task,
+                    "heading": h if h >= 0 else None,
+                    "end_line": last_line(lines, min(raw.end, len(lines)), para_line),
+                }
+                items.append(new_task(fields))
+        task_of.append(task)
+    return Checklist(tuple(items), headings_of(raw_headings, len(lines)), tuple(plain))
