@@ -122,6 +122,15 @@ class Fleet:
         live = [m for m in self.members if m.proc.poll() is None]
         wait_for(lambda: all(m.connected for m in live), timeout, "every process connected")
 
+    def wait_seen(self, session_id: str) -> None:
+        """Until every live headless member has printed a line about `session_id`."""
+        live = [m for m in self.members if m.kind == "supervise" and m.proc.poll() is None]
+        wait_for(
+            lambda: all(any(session_id in line for line in m.output) for m in live),
+            WAIT,
+            f"{session_id} seen by every headless process",
+        )
+
     def stop(self) -> None:
         for member in self.members:
             if member.proc.poll() is None:
@@ -216,6 +225,7 @@ def test_fake_v2_one_nudge_per_opportunity_through_kill_and_restart(
         # The server restarts between the end of the turn and the nudge: one after reconnect.
         opened = fake.streams_opened
         opportunity("ses_restart")
+        fleet.wait_seen("ses_restart")  # the stream is lossy: the turn's end must have arrived
         server.run(fake.stop())
         server.run(fake.start())
         wait_for(lambda: fake.streams_opened >= opened + 3, WAIT, "3 processes reconnected")
@@ -276,6 +286,7 @@ def test_real_opencode_one_nudge_per_opportunity_through_kill_and_restart(
             fleet.members[0].kill()
             exactly_one(nudges(ses_kill), "a session after a SIGKILL")
             ses_restart = opportunity("restart")
+            fleet.wait_seen(ses_restart)
             opencode.restart()
             fleet.wait_connected(60)
             exactly_one(nudges(ses_restart), "a session across a server restart")
