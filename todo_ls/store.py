@@ -160,6 +160,7 @@ class Store:
         # every evaluation, which is many times per second while agents stream events.
         self._reads: dict[tuple[object, ...], Any] = {}
         self._read_version: int | None = None
+        self._batch = threading.local()  # `reads()` of this thread: depth, version checked
         try:
             self._open_file()
         except (OSError, sqlite3.Error) as err:
@@ -322,16 +323,32 @@ class Store:
             finally:
                 self._reads.clear()  # this connection's commits do not move data_version
 
+    @contextlib.contextmanager
+    def reads(self) -> Iterator[None]:
+        """Reads inside share one freshness check of the cache, for a caller that reads
+        several things at once (the supervisor deciding about a session)."""
+        batch = self._batch
+        batch.depth = getattr(batch, "depth", 0) + 1
+        try:
+            yield
+        finally:
+            batch.depth -= 1
+            if not batch.depth:
+                batch.checked = False
+
     def _cached(self, key: tuple[object, ...], read: Callable[[sqlite3.Connection], _T]) -> _T:
         """`read(conn)`, remembered until the database changes: every write through this store
         clears the cache, and `PRAGMA data_version` moves when another connection commits."""
 
         def run() -> _T:
             conn = self._db
-            version = conn.execute("PRAGMA data_version").fetchone()[0]
-            if version != self._read_version:
-                self._reads.clear()
-                self._read_version = version
+            batch = self._batch
+            if not getattr(batch, "checked", False):
+                version = conn.execute("PRAGMA data_version").fetchone()[0]
+                if version != self._read_version:
+                    self._reads.clear()
+                    self._read_version = version
+                batch.checked = getattr(batch, "depth", 0) > 0
             if key not in self._reads:
                 if len(self._reads) >= _READ_CACHE_SIZE:
                     self._reads.clear()
@@ -395,6 +412,17 @@ class Store:
         self._transaction(
             lambda c: c.execute("DELETE FROM pauses WHERE session_id = ?", (session_id,))
         )
+
+    def paused(self, session_id: str) -> Pause | None:
+        """The session's pause, None when it is not paused."""
+
+        def read(conn: sqlite3.Connection) -> Pause | None:
+            row = conn.execute(
+                "SELECT session_id, reason, since FROM pauses WHERE session_id = ?", (session_id,)
+            ).fetchone()
+            return Pause(*row) if row else None
+
+        return self._cached(("paused", session_id), read)
 
     def pauses(self) -> dict[str, Pause]:
         """Every paused session, by id."""

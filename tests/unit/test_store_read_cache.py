@@ -36,3 +36,16 @@ def test_reads_see_own_writes_and_callers_cannot_corrupt_the_cache(tmp_path: Pat
     store.start_episode("ses_a", 2.0)
     assert store.episode_nudge_count("ses_a") == 0
     store.close()
+
+
+def test_one_freshness_check_per_batch_still_sees_its_own_writes(tmp_path: Path) -> None:
+    mine, other = Store(tmp_path / "state.db"), Store(tmp_path / "state.db")
+    with mine.reads():
+        assert mine.paused("ses_a") is None
+        mine.pause("ses_a", "interrupt", 1.0)  # a write of this store clears the cache
+        paused = mine.paused("ses_a")
+        assert paused is not None and paused.reason == "interrupt"
+    other.resume("ses_a")
+    assert mine.paused("ses_a") is None  # the batch ended: the next read checks again
+    mine.close()
+    other.close()

@@ -31,14 +31,11 @@ class ToolRun:
     tool: str
     title: str
     child_session_id: str | None
-    started: float
 
 
 @dataclass
 class ShellRun:
     command: str
-    capture_file: str | None
-    started: float
 
 
 @dataclass
@@ -171,6 +168,10 @@ class Tracker:
 
     def __init__(self) -> None:
         self.sessions: dict[str, SessionActivity] = {}
+        # Every id some session names as its parent (never shrinks): `descendants` of any
+        # other session is empty without a scan of all sessions, which it is for most roots
+        # on every evaluation. Set `parent_id` through `_set_parent` only.
+        self._parents: set[str] = set()
 
     # --- lookups ----------------------------------------------------------------------------
 
@@ -199,6 +200,8 @@ class Tracker:
         seen = {session_id}
         while pending:
             parent = pending.pop()
+            if parent not in self._parents:
+                continue
             for child in self.sessions.values():
                 if child.parent_id == parent and child.id not in seen:
                     seen.add(child.id)
@@ -291,18 +294,16 @@ class Tracker:
         elif isinstance(event, ev.SpanEnded):
             session.spans.pop((event.kind, event.span_id), None)
         elif isinstance(event, ev.ToolStarted):
-            session.tools[event.call_id] = ToolRun(
-                event.tool, event.title, event.child_session_id, now
-            )
+            session.tools[event.call_id] = ToolRun(event.tool, event.title, event.child_session_id)
             if event.child_session_id and event.child_session_id != session.id:
                 child = self.get(event.child_session_id, now)
-                child.parent_id = child.parent_id or session.id
+                self._set_parent(child, child.parent_id or session.id)
         elif isinstance(event, ev.ToolProgress):
             structural = event.call_id not in session.tools
         elif isinstance(event, ev.ToolEnded):
             session.tools.pop(event.call_id, None)
         elif isinstance(event, ev.ShellStarted):
-            session.shells[event.shell_id] = ShellRun(event.command, event.capture_file, now)
+            session.shells[event.shell_id] = ShellRun(event.command)
         elif isinstance(event, ev.ShellEnded):
             session.shells.pop(event.shell_id, None)
         elif isinstance(event, ev.InputQueued):
@@ -336,13 +337,6 @@ class Tracker:
             session.idle_since = now
         return Applied(tuple(effects), frozenset({self.root_of(session.id)}), structural)
 
-    def touch(self, session_id: str, at: float) -> None:
-        """Output seen outside the event stream (a shell's capture file grew)."""
-        session = self.sessions.get(session_id)
-        if session is not None:
-            session.last_activity = max(session.last_activity, at)
-            session.last_work = max(session.last_work, at)
-
     def busy_seen(self, session_id: str, kind: ev.BusyKind, now: float) -> None:
         """The host's busy snapshot lists the session although no event said so."""
         session = self.get(session_id, now)
@@ -356,8 +350,12 @@ class Tracker:
         session = self.get(info.id, now)
         session.directory = info.directory or session.directory
         if info.parent_id and info.parent_id != info.id:
-            session.parent_id = info.parent_id
+            self._set_parent(session, info.parent_id)
         session.title = info.title or session.title
+
+    def _set_parent(self, session: SessionActivity, parent_id: str) -> None:
+        session.parent_id = parent_id
+        self._parents.add(parent_id)
 
     def _turn_ended(
         self, session: SessionActivity, event: ev.TurnEnded, now: float
