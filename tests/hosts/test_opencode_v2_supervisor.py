@@ -177,6 +177,28 @@ async def test_a_background_shell_keeps_the_session_working(world: World) -> Non
     assert len(world.nudges) == 1
 
 
+async def test_a_printing_background_shell_defers_the_stall_nudge(world: World) -> None:
+    # The adapter watches the capture file; the runtime only sees its ToolProgress events.
+    out = world.project / "build.out"
+    world.fake.start_shell(SID, out, "npm run build")
+    await finished_turn(world)
+    stall_s = SupervisorSettings().stall_minutes * 60
+    world.clock.advance(stall_s - 30)
+    await settle(world)
+    before = world.runtime.tracker.sessions[SID].last_activity
+    with out.open("a", encoding="utf-8") as f:
+        f.write("compiling…\n")
+    await until(world.seen(lambda s: s.last_activity > before))
+    world.clock.advance(60)  # past the threshold from the turn's end, not from the output
+    await settle(world)
+    assert world.nudges == []
+    world.clock.advance(stall_s)
+    await until(lambda: world.nudges)
+    [nudge] = world.nudges
+    assert str(nudge["text"]).startswith("Stall nudge #1")
+    assert 'background shell "npm run build"' in str(nudge["text"])
+
+
 async def test_lossy_stream_gives_exactly_one_nudge(world: World) -> None:
     world.fake.emit("session.execution.started", {"sessionID": SID})
     world.fake.set_active(SID)

@@ -577,6 +577,22 @@ async def test_unknown_session_is_looked_up(h: Harness) -> None:
     assert [s.session_id for s in h.host.sent] == ["ses_new"]
 
 
+async def test_a_failed_lookup_is_one_warning_without_traceback(
+    h: Harness, caplog: pytest.LogCaptureFixture
+) -> None:
+    async def refused(session_id: str) -> ev.SessionInfo | None:
+        raise HostError("unreachable", f"GET /session/{session_id}: connection refused")
+
+    h.host.session = refused  # type: ignore[method-assign]
+    with caplog.at_level(logging.DEBUG, logger="todo_ls.supervisor"):
+        await h.emit(ev.TurnStarted("ses_new"))
+    [record] = [r for r in caplog.records if r.levelno >= logging.WARNING]
+    assert record.levelno == logging.WARNING and record.exc_info is None
+    assert "look up ses_new" in record.getMessage()
+    assert "connection refused" in record.getMessage()
+    assert "Traceback" not in caplog.text
+
+
 def test_folder_of_picks_the_deepest_folder() -> None:
     folders = ["/w/a", "/w/a/b", "/w/c"]
     assert folder_of("/w/a/b/x", folders) == "/w/a/b"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from todo_ls.checklist.model import FileItem
 from todo_ls.supervisor.events import SessionTodo
 from todo_ls.supervisor.policy import open_set
-from todo_ls.supervisor.text import MAX_LISTED, headline, nudge_text
+from todo_ls.supervisor.text import MAX_LISTED, Nudge
 
 TODOS = [
     SessionTodo("Write the parser", "in_progress", "high"),
@@ -22,14 +22,14 @@ FILES = [
 
 def test_idle_headline() -> None:
     items = open_set(TODOS, FILES)
-    assert headline("idle", 2, items) == (
+    assert Nudge("idle", 2, items).headline() == (
         "Idle nudge #2 — the session went idle with 5 of 7 todos left."
     )
 
 
 def test_stall_headline_names_what_is_quiet() -> None:
     items = open_set(TODOS, [])
-    text = headline("stall", 1, items, 432.0, ['tool bash "pytest -x"'], 5)
+    text = Nudge("stall", 1, items, 432.0, ['tool bash "pytest -x"'], 5).headline()
     assert text == (
         'Stall nudge #1 — no activity for ~7.2 min from: tool bash "pytest -x" '
         "(stall threshold 5 min)."
@@ -37,7 +37,7 @@ def test_stall_headline_names_what_is_quiet() -> None:
 
 
 def test_items_with_priority_and_refs_and_how_to_finish() -> None:
-    text = nudge_text("idle", 1, open_set(TODOS, FILES))
+    text = Nudge("idle", 1, open_set(TODOS, FILES)).text()
     lines = text.splitlines()
     assert "- [high] Write the parser (in progress)" in lines
     assert "- [medium] Add unit tests" in lines
@@ -55,33 +55,33 @@ def test_items_with_priority_and_refs_and_how_to_finish() -> None:
 
 def test_never_tells_the_agent_to_skip_asking() -> None:
     for kind in ("idle", "stall", "manual"):
-        text = nudge_text(kind, 1, open_set(TODOS, FILES), 400, ["open step"]).lower()
+        text = Nudge(kind, 1, open_set(TODOS, FILES), 400, ["open step"]).text().lower()
         assert "without asking" not in text
         assert "permission" not in text
         assert "do not stop" not in text
 
 
 def test_markdown_only_nudge_does_not_mention_a_todo_list() -> None:
-    text = nudge_text("idle", 1, open_set([], FILES))
+    text = Nudge("idle", 1, open_set([], FILES)).text()
     assert "todo list" not in text
     assert "When an item is done, tick its box in the file (`- [x]`)." in text
 
 
 def test_todo_only_nudge_does_not_mention_files() -> None:
-    text = nudge_text("idle", 1, open_set(TODOS, []))
+    text = Nudge("idle", 1, open_set(TODOS, [])).text()
     assert "`- [x]`" not in text and "`- [?]`" not in text
     assert "If an item cannot be done without the user, say so instead of guessing." in text
 
 
 def test_long_lists_are_cut() -> None:
     many = [FileItem("PLAN.md", n, f"Item {n}", "open") for n in range(1, 31)]
-    text = nudge_text("idle", 1, open_set([], many))
+    text = Nudge("idle", 1, open_set([], many)).text()
     assert f"Item {MAX_LISTED}" in text and f"Item {MAX_LISTED + 1} " not in text
     assert f"- … and {30 - MAX_LISTED} more" in text
     assert len(text) < 1500
 
 
 def test_manual_nudge_says_the_user_sent_it() -> None:
-    assert headline("manual", 3, open_set(TODOS, [])) == (
+    assert Nudge("manual", 3, open_set(TODOS, [])).headline() == (
         "Nudge #3 (sent by the user) — 2 of 2 todos left."
     )

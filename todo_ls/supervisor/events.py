@@ -162,7 +162,9 @@ class ShellStarted:
     session_id: str
     shell_id: str
     command: str = ""
-    capture_file: str | None = None  # grows while the shell prints: its mtime is activity
+    # Grows while the shell prints; the adapter that can see it reports growth as
+    # ToolProgress(call_id=shell_id), so the supervisor never reads host files itself.
+    capture_file: str | None = None
 
 
 @dataclass(frozen=True)

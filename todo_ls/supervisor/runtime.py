@@ -37,7 +37,7 @@ from todo_ls.supervisor.policy import (
     evaluate,
     open_set,
 )
-from todo_ls.supervisor.text import headline, nudge_text
+from todo_ls.supervisor.text import Nudge
 from todo_ls.workspace import WorkspaceIndex
 
 log = logging.getLogger(__name__)
@@ -315,18 +315,8 @@ class Runtime:
             same_hash_streak=self._store.consecutive_same_hash(session_id, open_hash),
         )
 
-    def _touch_shells(self, session_id: str) -> None:
-        """A background shell that prints is not quiet: its capture file's mtime is activity."""
-        family = [self.tracker.sessions[session_id], *self.tracker.descendants(session_id)]
-        for session in family:
-            for shell in session.shells.values():
-                if shell.capture_file:
-                    with contextlib.suppress(OSError):
-                        self.tracker.touch(session.id, os.stat(shell.capture_file).st_mtime)
-
     def _decide(self, session_id: str) -> tuple[Decision, TreeView, OpenSet]:
         now = self._clock.now()
-        self._touch_shells(session_id)  # before the view: it moves the quiet clock
         view = self.tracker.view(session_id)
         items = self._open_items(session_id)
         pause = self._store.pauses().get(session_id)
@@ -429,7 +419,7 @@ class Runtime:
             if why is not None:
                 return why
             decision, view, items = self._decide(session_id)
-            text = nudge_text(
+            nudge = Nudge(
                 kind,
                 claim.number,
                 items,
@@ -440,7 +430,7 @@ class Runtime:
             # Recorded as sent when the request left: the agent may react (and finish a
             # whole turn) before the host answers, and that is activity after the nudge.
             sent_at = self._clock.now()
-            await host.nudge(session_id, text, f"todo-ls {kind} nudge #{claim.number}")
+            await host.nudge(session_id, nudge.text(), f"todo-ls {kind} nudge #{claim.number}")
             sent = True
         except HostError as err:
             # Unanswered in time, the request may still have reached the agent: it counts as
@@ -450,14 +440,7 @@ class Runtime:
         finally:
             self._store.settle_claim(claim.claim_id, sent, sent_at if sent else self._clock.now())
         self._hold.pop(session_id, None)
-        first = headline(
-            kind,
-            claim.number,
-            items,
-            decision.quiet_for,
-            view.quiet_sources,
-            self.settings.stall_minutes,
-        )
+        first = nudge.headline()
         log.info("supervisor: nudged %s: %s", session_id, first)
         await self._announce(host, view.session.title or session_id, first)
         if self._on_nudge is not None:
@@ -524,8 +507,11 @@ class Runtime:
                 await work
             except asyncio.CancelledError:
                 raise
+            except HostError as err:
+                # The host refused or did not answer: expected, one line (no traceback).
+                log.warning("supervisor: %s failed: %s", what, _one_line(err))
             except Exception:
-                log.exception("supervisor: %s failed", what)
+                log.exception("supervisor: %s failed", what)  # a bug: keep the traceback
 
         task = asyncio.get_running_loop().create_task(guarded())
         self._tasks.add(task)

@@ -3,31 +3,69 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from todo_ls.supervisor.policy import NudgeKind, OpenItem, OpenSet
 
 MAX_LISTED = 12  # more items make the nudge long without helping the agent pick the next one
 
 
-def headline(
-    kind: NudgeKind | str,
-    number: int,
-    items: OpenSet,
-    quiet_for: float = 0.0,
-    quiet_sources: Sequence[str] = (),
-    stall_minutes: float = 5.0,
-) -> str:
-    """The first line: which nudge and why."""
-    if kind == "stall":
-        sources = " / ".join(quiet_sources) or "the current turn"
-        return (
-            f"Stall nudge #{number} — no activity for ~{quiet_for / 60:.1f} min from: {sources} "
-            f"(stall threshold {stall_minutes:g} min)."
-        )
-    left = f"{len(items.items)} of {items.total} todos left"
-    if kind == "manual":
-        return f"Nudge #{number} (sent by the user) — {left}."
-    return f"Idle nudge #{number} — the session went idle with {left}."
+@dataclass(frozen=True)
+class Nudge:
+    """One nudge: which one, why, and the open items it names."""
+
+    kind: NudgeKind | str
+    number: int
+    items: OpenSet
+    quiet_for: float = 0.0
+    quiet_sources: Sequence[str] = ()
+    stall_minutes: float = 5.0
+
+    def headline(self) -> str:
+        """The first line: which nudge and why."""
+        if self.kind == "stall":
+            sources = " / ".join(self.quiet_sources) or "the current turn"
+            return (
+                f"Stall nudge #{self.number} — no activity for ~{self.quiet_for / 60:.1f} min "
+                f"from: {sources} (stall threshold {self.stall_minutes:g} min)."
+            )
+        left = f"{len(self.items.items)} of {self.items.total} todos left"
+        if self.kind == "manual":
+            return f"Nudge #{self.number} (sent by the user) — {left}."
+        return f"Idle nudge #{self.number} — the session went idle with {left}."
+
+    def text(self) -> str:
+        """The whole nudge: headline, the open items with priority and `path:line`, how to
+        finish."""
+        items = self.items
+        lines = [self.headline(), ""]
+        if self.kind == "stall":
+            lines.append(
+                "If that work is still running fine, let it finish; if it hangs, stop it and "
+                "go on. Open items:"
+            )
+        else:
+            lines.append("Continue with the next open item:")
+        actionable = items.actionable
+        lines += [_item_line(i) for i in actionable[:MAX_LISTED]]
+        if len(actionable) > MAX_LISTED:
+            lines.append(f"- … and {len(actionable) - MAX_LISTED} more")
+        blocked = len(items.items) - len(actionable)
+        if blocked:
+            lines.append(f"({blocked} more marked `[?]` wait for the user: leave them.)")
+        lines.append("")
+        finish = ["When an item is done, update the todo list"] if _has_todos(items) else []
+        if items.has_file_items:
+            finish.append(
+                ("or " if finish else "When an item is done, ")
+                + "tick its box in the file (`- [x]`)"
+            )
+        lines.append(" ".join(finish) + ".")
+        ask = "If an item cannot be done without the user, say so"
+        if items.has_file_items:
+            ask += " and mark it `- [?]`"
+        lines.append(ask + " instead of guessing.")
+        return "\n".join(lines)
 
 
 def _item_line(item: OpenItem) -> str:
@@ -38,44 +76,6 @@ def _item_line(item: OpenItem) -> str:
     if item.ref:
         words.append(f"— {item.ref}")
     return "- " + " ".join(words)
-
-
-def nudge_text(
-    kind: NudgeKind | str,
-    number: int,
-    items: OpenSet,
-    quiet_for: float = 0.0,
-    quiet_sources: Sequence[str] = (),
-    stall_minutes: float = 5.0,
-) -> str:
-    """The whole nudge: headline, the open items with priority and `path:line`, how to finish."""
-    lines = [headline(kind, number, items, quiet_for, quiet_sources, stall_minutes), ""]
-    if kind == "stall":
-        lines.append(
-            "If that work is still running fine, let it finish; if it hangs, stop it and go on. "
-            "Open items:"
-        )
-    else:
-        lines.append("Continue with the next open item:")
-    actionable = items.actionable
-    lines += [_item_line(i) for i in actionable[:MAX_LISTED]]
-    if len(actionable) > MAX_LISTED:
-        lines.append(f"- … and {len(actionable) - MAX_LISTED} more")
-    blocked = len(items.items) - len(actionable)
-    if blocked:
-        lines.append(f"({blocked} more marked `[?]` wait for the user: leave them.)")
-    lines.append("")
-    finish = ["When an item is done, update the todo list"] if _has_todos(items) else []
-    if items.has_file_items:
-        finish.append(
-            ("or " if finish else "When an item is done, ") + "tick its box in the file (`- [x]`)"
-        )
-    lines.append(" ".join(finish) + ".")
-    ask = "If an item cannot be done without the user, say so"
-    if items.has_file_items:
-        ask += " and mark it `- [?]`"
-    lines.append(ask + " instead of guessing.")
-    return "\n".join(lines)
 
 
 def _has_todos(items: OpenSet) -> bool:
