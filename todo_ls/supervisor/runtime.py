@@ -319,14 +319,16 @@ class Runtime:
         now = self._clock.now()
         view = self.tracker.view(session_id)
         items = self._open_items(session_id)
-        pause = self._store.pauses().get(session_id)
+        with self._store.reads():  # one freshness check for the pause and the history
+            pause = self._store.paused(session_id)
+            history = self._history(session_id, items.hash)
         decision = evaluate(
             view,
             items,
             self.settings,
             now,
             pause.reason if pause else None,
-            self._history(session_id, items.hash),
+            history,
             self._hold.get(session_id),
         )
         return decision, view, items
