@@ -253,6 +253,37 @@ async def test_server_restart_on_the_same_port_reconnects() -> None:
         await fake.stop()
 
 
+async def test_a_server_that_stays_down_is_logged_once(caplog: pytest.LogCaptureFixture) -> None:
+    fake = await _server()
+    host = _host(fake)
+    events = Events(host)
+    caplog.set_level(logging.DEBUG, logger="todo_ls.hosts.opencode_v2")
+
+    def lines(level: int, words: str) -> list[str]:
+        return [
+            r.getMessage()
+            for r in caplog.records
+            if r.name == "todo_ls.hosts.opencode_v2" and r.levelno == level
+            if words in r.getMessage()
+        ]
+
+    try:
+        await events.of(ev.Resynced)
+        await fake.stop()
+        for _ in range(4):  # the drop, then three refused reconnects
+            await events.of(ev.Disconnected)
+        await fake.start()
+        await events.of(ev.Resynced)
+        assert len(lines(logging.INFO, "lost")) == 1
+        assert len(lines(logging.DEBUG, "still unavailable")) >= 3
+        assert lines(logging.INFO, "reconnected") == ["opencode-v2 event stream reconnected"]
+        assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
+    finally:
+        await events.aclose()
+        await host.aclose()
+        await fake.stop()
+
+
 async def test_a_slow_reader_is_dropped_and_resyncs() -> None:
     # A tiny queue and socket buffer: an adapter that stops reading overflows fast.
     fake = await _server(queue_size=4, send_buffer=4096)

@@ -13,7 +13,8 @@ What lives here, and why:
   lines are skipped, an event larger than `max_event_bytes` is dropped whole, and frames come
   out as `httpx_sse.ServerSentEvent`. The stream read itself has no timeout: the watchdog ends
   it (as a `HostError("timeout")`) when nothing arrives for `idle_timeout` seconds.
-- `Backoff` and `reconnect_forever`: capped, jittered reconnect with injectable sleep and random.
+- `Backoff` and `reconnect_forever`: capped, jittered reconnect with injectable sleep and random;
+  `OutageLog`: one log line when a connection is lost and one when it is back, not one per retry.
 - `Redactor` and `install_log_redaction`: secrets scrubbed from error text and from every log
   record of the process (the record factory formats each record once and scrubs the result).
 """
@@ -137,6 +138,32 @@ class Backoff:
 
     async def wait(self, attempt: int) -> None:
         await self.sleep(self.delay(attempt))
+
+
+class OutageLog:
+    """How an adapter logs its lost connection: the first failure once at `level`, each further
+    failed attempt at DEBUG (a server that stays down must not flood the log), and one INFO line
+    when a connection is usable again."""
+
+    def __init__(self, logger: logging.Logger, what: str, level: int = logging.WARNING) -> None:
+        self._log = logger
+        self._what = what
+        self._level = level
+        self._down = False
+
+    def lost(self, reason: str) -> None:
+        """A connection attempt failed or a connection ended."""
+        if self._down:
+            self._log.debug("%s still unavailable: %s; retrying", self._what, reason)
+            return
+        self._down = True
+        self._log.log(self._level, "%s lost: %s; reconnecting", self._what, reason)
+
+    def restored(self) -> None:
+        """A connection is usable again (after its resync)."""
+        if self._down:
+            self._down = False
+            self._log.info("%s reconnected", self._what)
 
 
 async def reconnect_forever(

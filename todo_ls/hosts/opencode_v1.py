@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final, Generic, TypeVar, cast
 
 from todo_ls.hosts.base import Capability, HostError, HostInfo
-from todo_ls.hosts.http import Backoff, HostHttp, reconnect_forever
+from todo_ls.hosts.http import Backoff, HostHttp, OutageLog, reconnect_forever
 from todo_ls.supervisor.events import (
     Activity,
     BusyKind,
@@ -400,6 +400,7 @@ class OpencodeV1Host:
         self._memory = V1Memory()
         self._session_dirs: Bounded[str, str] = Bounded(1024)
         self._seen: Bounded[str, None] = Bounded(32)  # sessions with recent events
+        self._outage = OutageLog(log, "OpenCode event stream")
 
     @property
     def info(self) -> HostInfo:
@@ -421,7 +422,7 @@ class OpencodeV1Host:
 
     def _dropped(self, error: HostError | None) -> HostEvent:
         text = str(error) if error else "event stream closed by the server"
-        log.warning("OpenCode event stream lost: %s; reconnecting", text)
+        self._outage.lost(text)
         return Disconnected(text)
 
     async def _connect(self, mark_healthy: Callable[[], None]) -> AsyncIterator[HostEvent]:
@@ -430,8 +431,10 @@ class OpencodeV1Host:
         ) as frames:
             await self._refresh_version()
             yield Connected(KIND, self._http.base_url, self._version)
-            yield await self.resync()
-            mark_healthy()
+            resynced = await self.resync()
+            mark_healthy()  # the snapshot came: the connection is usable
+            self._outage.restored()
+            yield resynced
             async for frame in frames:
                 try:
                     raw = json.loads(frame.data)

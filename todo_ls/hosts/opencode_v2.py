@@ -33,7 +33,7 @@ from urllib.parse import quote
 import httpx
 
 from todo_ls.hosts.base import Capability, HostError, HostInfo
-from todo_ls.hosts.http import Backoff, HostHttp, reconnect_forever
+from todo_ls.hosts.http import Backoff, HostHttp, OutageLog, reconnect_forever
 from todo_ls.supervisor import events as ev
 
 log = logging.getLogger(__name__)
@@ -550,6 +550,8 @@ class OpenCodeV2Host:
         self._seq = SeqFilter()
         self._watched: dict[str, _ShellWatch] = {}
         self._unknown_logged: set[str] = set()
+        # INFO, not WARNING: 2.x drops slow readers by design, so a drop is routine.
+        self._outage = OutageLog(log, "opencode-v2 event stream", logging.INFO)
 
     @property
     def info(self) -> HostInfo:
@@ -608,7 +610,7 @@ class OpenCodeV2Host:
 
     def _dropped(self, error: HostError | None) -> ev.HostEvent:
         text = str(error) if error else "GET /api/event: the server closed the stream"
-        log.info("opencode-v2 event stream dropped: %s", text)
+        self._outage.lost(text)
         return ev.Disconnected(text)
 
     async def _connect(self, mark_healthy: Callable[[], None]) -> AsyncIterator[ev.HostEvent]:
@@ -619,10 +621,11 @@ class OpenCodeV2Host:
                     self._version = found.version  # a restart may have been an upgrade
             yield ev.Connected(KIND, self._http.base_url, self._version)
             resynced, healed = await self._resync()
+            mark_healthy()  # the snapshot came: the connection is usable
+            self._outage.restored()
             yield resynced
             for closed in healed:
                 yield closed
-            mark_healthy()
             async for event in self._events(frames):
                 yield event
 
