@@ -81,7 +81,9 @@ _QUOTE, _ITEM = 0, 1
 # What the open paragraph is to the list item it is the first child of: nothing (or no such
 # item), its task, its plain item, or a task whose box ends the line (`- [ ]`), which is a task
 # only if the paragraph goes on to a second line (markdown-it-py strips the paragraph first).
-_NO_ITEM, _TASK, _PLAIN, _PENDING = range(4)
+# `_DEF`: the open paragraph is no list item's first child but may be a link reference
+# definition, which only matters (`_Unsupported`) if it goes on past its first line.
+_NO_ITEM, _TASK, _PLAIN, _PENDING, _DEF = range(5)
 # What a line holds or starts: leaves that stay open, a one-line block, a new container.
 _NONE, _PARA, _FENCE, _CODE, _HTML, _BREAK, _START_QUOTE, _START_ITEM = range(8)
 
@@ -94,6 +96,41 @@ def _offset(line: str, col: int) -> int:
             return k
         c = c + 4 - c % 4 if ch == "\t" else c + 1
     return len(line)
+
+
+class _Unsupported(Exception):
+    """Raised by the scan where it does not follow markdown-it-py: `scan` then asks it.
+
+    Two rare constructs: tabs inside a second block quote of a line (markdown-it-py counts
+    their width from a column that forgets the outer quote, and then cuts the paragraph's text
+    at another one) and link reference definitions where one changes what a list item's first
+    paragraph is or where a paragraph ends (see `_may_define`).
+    """
+
+
+def _quote_content(line: str, ex: str, gt: int, quoted: int) -> int:
+    """The column where the content of the `quoted`-th block quote of a line starts, whose `>`
+    is at column `gt` of `ex` (after one optional space)."""
+    if quoted > 1 and ex is not line and "\t" in line[_offset(line, gt) :]:
+        raise _Unsupported
+    pos = gt + 1
+    if pos < len(ex) and ex[pos] == " ":
+        pos += 1
+    return pos
+
+
+def _may_define(line: str, start: int) -> bool:
+    """Whether the paragraph text at `line[start:]` may start a link reference definition
+    (`[label]:`, the label possibly going on to the next line), which is no paragraph."""
+    k = start + 1
+    while k < len(line):
+        ch = line[k]
+        if ch == "[":
+            return False
+        if ch == "]":
+            return line[k + 1 : k + 2] == ":"
+        k += 2 if ch == "\\" else 1
+    return True
 
 
 def _front_matter_end(lines: list[str]) -> int:
@@ -132,20 +169,30 @@ def _html_start(rest: str, interrupting: bool) -> tuple[bool, re.Pattern[str] | 
     return False, None
 
 
-def _lazy_break(stack: list[list[int]], matched: int, ex: str, ns: int, pos: int) -> bool:
+def _lazy_break(stack: list[list[Any]], matched: int, ex: str, ns: int, pos: int) -> bool:
     """Whether markdown-it-py ends a paragraph at a lazy line indented 4+ past `pos`.
 
-    CommonMark makes such a line paragraph continuation text. markdown-it-py checks its
-    paragraph terminators against the indentation of the paragraph's own list item instead, so
-    a block start there ends the paragraph (and the line becomes indented code outside).
+    CommonMark makes such a line paragraph continuation text; markdown-it-py does so only
+    when at most one of the containers that did not continue is a block quote. The outermost
+    such quote marks the line lazy (indentation -1), and a quote nested in it then sees an
+    outdented line that ends it if a block starts at its first non-space character, however far
+    indented. With no quote among them, markdown-it-py checks its paragraph terminators against
+    the indentation of the paragraph's own list item, so a block start there ends the paragraph.
+    Either way the line then becomes indented code outside.
     """
     unmatched = stack[matched:]
-    if any(cont[0] == _QUOTE for cont in unmatched):
-        return False
-    item_col = pos + sum(cont[1] for cont in unmatched)  # markdown-it's blkIndent
-    list_col = item_col - stack[-1][1]  # its listIndent
+    quotes = sum(cont[0] == _QUOTE for cont in unmatched)
     ch = ex[ns]
-    if ch in "*-+" or "0" <= ch <= "9":
+    if quotes:
+        if quotes == 1:
+            return False
+        if ch in "*-+" or "0" <= ch <= "9":  # any list item ends a block quote
+            if _LIST_MARKER.match(ex, ns):
+                return True
+            return ch in "*-" and _THEMATIC_BREAK.match(ex, ns) is not None
+    elif ch in "*-+" or "0" <= ch <= "9":
+        item_col = pos + sum(cont[1] for cont in unmatched)  # markdown-it's blkIndent
+        list_col = item_col - stack[-1][1]  # its listIndent
         if _LIST_MARKER.match(ex, ns) and ns - list_col < 4:
             return True
         return ch in "*-" and _THEMATIC_BREAK.match(ex, ns) is not None
@@ -221,6 +268,8 @@ class _Found:
                     bullet = bullet_col(lines, entry[5], line_no, col)
                     self.task(entry, line_no, col, bullet, state, text)
                     return _TASK if text else _PENDING
+        if line[col : col + 1] == "[" and _may_define(line, col):
+            raise _Unsupported
         self.plain.append(PlainListItem(line_no, col))
         return _PLAIN
 
@@ -280,7 +329,12 @@ def scan(text: str, registry: StateRegistry | None = None) -> Checklist:
     """Parse `text` into a `Checklist` (the fast engine behind `parse`)."""
     lines = split_lines(text)
     found = _Found(lines, registry or _default_registry())
-    _scan(lines, found)
+    try:
+        _scan(lines, found)
+    except _Unsupported:
+        from todo_ls.checklist.reference import reference_parse
+
+        return reference_parse(text, registry)
     return Checklist(
         tuple(found.items),
         headings_of(found.headings, len(lines)),
@@ -327,7 +381,9 @@ def _scan(lines: list[str], found: _Found) -> None:
             # start no block, and indented code cannot interrupt a paragraph.
             indent, bullet, number, box = simple.groups()
             if bullet is None and leaf == _PARA:
-                if para_kind == _PENDING:
+                if para_kind >= _PENDING:
+                    if para_kind == _DEF:
+                        raise _Unsupported
                     para_kind = _TASK
                 continue
             if not quotes and leaf <= _PARA:
@@ -354,11 +410,14 @@ def _scan(lines: list[str], found: _Found) -> None:
                             item.__class__ = TaskItem
                     if bullet is None:  # 4. a new paragraph (as below)
                         start = ns
-                        para_kind = _NO_ITEM
                         if stack and not stack[-1][2]:
                             para = stack[-1]
                             para[2] = 1
                             para_kind = found.first_paragraph(para, i, start)
+                        elif line[start] == "[" and _may_define(line, start):
+                            para_kind = _DEF
+                        else:
+                            para_kind = _NO_ITEM
                     else:  # 3. a list item whose first child is a paragraph of ordinary text
                         start = ns + len(bullet)
                         parent = -1
@@ -370,6 +429,8 @@ def _scan(lines: list[str], found: _Found) -> None:
                         cols.append(start)
                         state = None if box is None else state_of(box)
                         if state is None:
+                            if box is None and line[start] == "[" and _may_define(line, start):
+                                raise _Unsupported
                             plain.append(PlainListItem(i, start))
                             para_kind = _PLAIN
                         else:
@@ -422,6 +483,7 @@ def _scan(lines: list[str], found: _Found) -> None:
         # The general path.
         ex = line.expandtabs(4) if "\t" in line else line
         size = len(ex)
+        quoted = 0  # block quote markers passed on this line
         pos = 0
         ns = size - len(ex.lstrip(" "))
         depth = len(stack)
@@ -430,11 +492,11 @@ def _scan(lines: list[str], found: _Found) -> None:
         while matched < depth:
             cont = stack[matched]
             if cont[0] == _QUOTE:
-                if ns - pos > 3 or ns == size or ex[ns] != ">":
+                # markdown-it-py continues a block quote at a `>` however far indented.
+                if ns == size or ex[ns] != ">":
                     break
-                pos = ns + 1
-                if pos < size and ex[pos] == " ":
-                    pos += 1
+                quoted += 1
+                pos = _quote_content(line, ex, ns, quoted)
                 ns = _SPACES.match(ex, pos).end()  # type: ignore[union-attr]
             elif ns == size:  # a blank line continues a list item only if it holds something
                 if not cont[2]:
@@ -505,6 +567,8 @@ def _scan(lines: list[str], found: _Found) -> None:
                         kind = _BREAK if ended else _HTML
                 elif interrupting and ch in "=-" and _SETEXT.match(ex, ns):
                     # The open paragraph becomes a setext heading (markdown-it's lheading).
+                    if para_kind == _DEF:
+                        raise _Unsupported
                     text = lines[para_line][para_start:].strip(TRIM)
                     if para_kind != _NO_ITEM:
                         found.undo(para, para_kind)
@@ -540,9 +604,8 @@ def _scan(lines: list[str], found: _Found) -> None:
                 stack[-1][2] = 1
                 parent = stack[-1][3]
             if kind == _START_QUOTE:
-                pos = ns + 1
-                if pos < size and ex[pos] == " ":
-                    pos += 1
+                quoted += 1
+                pos = _quote_content(line, ex, ns, quoted)
                 ns = _SPACES.match(ex, pos).end()  # type: ignore[union-attr]
                 stack.append([_QUOTE, 0, 0, parent, None, 0])
                 cols.append(0)
@@ -571,7 +634,9 @@ def _scan(lines: list[str], found: _Found) -> None:
             continue
         if leaf == _PARA and not closed:
             # Paragraph continuation text (lazy when not every container continued).
-            if para_kind == _PENDING:
+            if para_kind >= _PENDING:
+                if para_kind == _DEF:
+                    raise _Unsupported
                 para_kind = _TASK
             continue
         # 4. A new paragraph.
@@ -581,7 +646,9 @@ def _scan(lines: list[str], found: _Found) -> None:
         start = _offset(line, ns) if ex is not line else ns
         while start < len(line) and line[start] in TRIM:
             start += 1
-        para_kind = _NO_ITEM
+        para_kind = (
+            _DEF if line[start : start + 1] == "[" and _may_define(line, start) else _NO_ITEM
+        )
         if stack and not stack[-1][2]:
             stack[-1][2] = 1
             if stack[-1][0] == _ITEM:
