@@ -32,6 +32,12 @@ def _parser() -> argparse.ArgumentParser:
     supervise.add_argument("--url", help="OpenCode server URL (default: discover)")
     supervise.add_argument("--directory", help="project folder (default: current directory)")
     supervise.add_argument("--log-level", default="WARNING", help="stderr log level")
+    supervise.add_argument(
+        "--settings",
+        metavar="JSON",
+        help="todoLs settings as a JSON object, as an editor sends them, e.g. "
+        '\'{"supervisor": {"settleMs": 2000}}\' (--url wins over supervisor.url)',
+    )
     return parser
 
 
@@ -52,7 +58,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if command == "supervise":
         from todo_ls.supervise import run_supervise
 
-        return run_supervise(url=args.url, directory=args.directory)
+        return run_supervise(url=args.url, directory=args.directory, settings=args.settings)
     from todo_ls.server.app import serve
 
     return serve(

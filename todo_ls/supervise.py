@@ -1,8 +1,10 @@
-"""`todo-ls supervise [--url URL] [--directory DIR]`: the supervisor without an editor.
+"""`todo-ls supervise [--url URL] [--directory DIR] [--settings JSON]`: the supervisor without an
+editor.
 
-Headless there are no editor settings: the defaults apply (plus `--url`), and the subscribed
-files of the folder are the ones subscribed by command in the shared store (from an editor, or
-the agent's own `todoLs.subscribe`), so the same files count as in the editor. Stdout gets one
+Headless there are no editor settings: the defaults apply, plus `--url` and `--settings` (the
+`todoLs` object an editor would send, e.g. shorter timings). The subscribed files of the folder
+are the ones subscribed by command in the shared store (from an editor, or the agent's own
+`todoLs.subscribe`), so the same files count as in the editor. Stdout gets one
 line per session whenever its state changes and one line per nudge; logs go to stderr.
 SIGINT / SIGTERM stop it cleanly (exit 0); bad arguments exit 2 with a one-line error.
 """
@@ -11,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import os
 import signal
@@ -21,7 +24,7 @@ from typing import Any, TextIO
 from urllib.parse import urlsplit
 
 from todo_ls.checklist.model import StateRegistry
-from todo_ls.config import Settings, SupervisorSettings
+from todo_ls.config import SupervisorSettings, load_settings
 from todo_ls.hosts.base import Host
 from todo_ls.store import Store
 from todo_ls.supervisor.clock import Clock, SystemClock
@@ -141,8 +144,26 @@ def _fail(message: str) -> int:
     return 2
 
 
-def run_supervise(url: str | None, directory: str | None) -> int:
-    """Entry point of `todo-ls supervise`."""
+def _settings(raw_json: str | None, url: str | None) -> SupervisorSettings | str:
+    """The supervisor settings from `--settings` (the editor's `todoLs` object) and `--url`,
+    or why they cannot be used. An invalid key falls back to its default with a warning."""
+    raw: object = None
+    if raw_json is not None:
+        try:
+            raw = json.loads(raw_json)
+        except ValueError as err:
+            return f"--settings is not JSON: {err}"
+        if not isinstance(raw, dict):
+            return "--settings must be a JSON object"
+    loaded = load_settings(raw)
+    for warning in loaded.warnings:
+        sys.stderr.write(f"todo-ls supervise: {warning}\n")
+    supervisor = loaded.settings.supervisor
+    return supervisor if url is None else supervisor.model_copy(update={"url": url})
+
+
+def run_supervise(url: str | None, directory: str | None, settings: str | None = None) -> int:
+    """Entry point of `todo-ls supervise`; `settings` is the `--settings` JSON text."""
     if url is not None:
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
@@ -150,8 +171,10 @@ def run_supervise(url: str | None, directory: str | None) -> int:
     folder = normalize(directory or os.getcwd())
     if not folder.is_dir():
         return _fail(f"--directory {str(folder)!r} is not a directory")
-    settings = Settings().supervisor.model_copy(update={"url": url})
+    supervisor = _settings(settings, url)
+    if isinstance(supervisor, str):
+        return _fail(supervisor)
     try:
-        return asyncio.run(supervise(settings, folder, sys.stdout))
+        return asyncio.run(supervise(supervisor, folder, sys.stdout))
     except KeyboardInterrupt:
         return 0
