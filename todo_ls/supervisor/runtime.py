@@ -45,6 +45,9 @@ log = logging.getLogger(__name__)
 CLAIM_EXPIRY_S = 60.0  # a claim whose holder died stops blocking others after this
 LOST_CLAIM_RETRY_S = 10.0  # another process holds the claim: look again after this
 RECONNECT_MAX_S = 30.0
+# Events that only show work going on (see `Runtime._still_working`).
+# Tool and step events change the counts the status shows ("1 tool"): they are evaluated.
+_WORK_EVENTS = (ev.SpanStarted, ev.SpanEnded, ev.ToolProgress)
 # Pauses a real user prompt lifts; a pause made by the pause command waits for resume.
 _LIFTED_BY_PROMPT = frozenset({"interrupt", "no-progress", "episode-cap"})
 
@@ -238,7 +241,26 @@ class Runtime:
             return  # only the quiet clock moved: the armed timer re-evaluates in time
         for sid in applied.touched:
             self._ask_info(sid)
-            self.evaluate(sid)
+            if not self._still_working(sid, event):
+                self.evaluate(sid)
+
+    def _still_working(self, session_id: str, event: ev.HostEvent) -> bool:
+        """Work goes on: text, reasoning or tool output of a session that was working and
+        still has work of its own in flight changes no decision and nothing the status shows.
+        Skipping the evaluation (most events of a busy stream) leaves the stall timer armed
+        earlier; when it falls due, the evaluation re-arms it from the latest activity."""
+        decision = self._decisions.get(session_id)
+        session = self.tracker.sessions.get(session_id)
+        return (
+            isinstance(event, _WORK_EVENTS)
+            and decision is not None
+            and decision.state == "working"
+            and session is not None
+            and session.engaged
+            and session.in_flight
+            and not session.permissions
+            and session_id not in self._sending
+        )
 
     def _persist(self, effect: Effect, now: float) -> None:
         if isinstance(effect, SessionGone):
