@@ -357,6 +357,9 @@ class Store:
             return value
 
         with self._lock:
+            if getattr(self._batch, "checked", False) and key in self._reads:
+                hit: _T = self._reads[key]  # fresh for this batch: no query at all
+                return hit
             return self._retry(run)
 
     def _query(self, sql: str, params: Sequence[object] = ()) -> list[Any]:

@@ -273,7 +273,7 @@ class Runtime:
                 log.info("supervisor: %s %s: paused", effect.session_id, effect.why)
                 self._store.pause(effect.session_id, "interrupt", now)
             return
-        pause = self._store.pauses().get(effect.session_id)
+        pause = self._store.paused(effect.session_id)
         if pause is not None and pause.reason in _LIFTED_BY_PROMPT:
             log.info("supervisor: %s: the user wrote; pause lifted", effect.session_id)
             self._store.resume(effect.session_id)
