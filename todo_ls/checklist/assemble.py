@@ -100,16 +100,19 @@ def last_line(lines: Sequence[str], end: int, first: int) -> int:
     return last
 
 
+# The container markers that open a line: block quotes and list markers (a list marker is
+# followed by whitespace or the line end); group 1 is the last list marker.
+_MARKERS_RE = re.compile(r"(?:[ \t]*(?:>|([*+-]|[0-9]{1,9}[.)])(?=[ \t]|$)))*")
+
+
 def bullet_col(lines: Sequence[str], bullet_line: int, para_line: int, col: int) -> int:
-    """The column of the list marker of an item whose paragraph starts at (para_line, col):
-    the marker ends the text before the content (trailing whitespace ignored), a bullet or
-    `.` / `)` after 1-9 digits."""
+    """The column of the list marker (`-`, `1.`, ...) of an item whose paragraph starts at
+    (para_line, col): the last list marker that opens its line. The paragraph starts on a later
+    line when the item's marker ends its line or a link reference definition follows it."""
     src = lines[bullet_line] if bullet_line != para_line else lines[para_line][:col]
-    column = len(src.rstrip(TRIM)) - 1
-    if src[column] not in "-*+":
-        while column > 0 and src[column - 1].isdigit():
-            column -= 1
-    return column
+    match = _MARKERS_RE.match(src)
+    assert match is not None and match.start(1) >= 0  # a list item's line opens with its marker
+    return match.start(1)
 
 
 def assemble(

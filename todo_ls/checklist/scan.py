@@ -327,14 +327,22 @@ class _Found:
 
 def scan(text: str, registry: StateRegistry | None = None) -> Checklist:
     """Parse `text` into a `Checklist` (the fast engine behind `parse`)."""
+    checklist = scan_only(text, registry)
+    if checklist is None:
+        from todo_ls.checklist.reference import reference_parse
+
+        return reference_parse(text, registry)
+    return checklist
+
+
+def scan_only(text: str, registry: StateRegistry | None = None) -> Checklist | None:
+    """The scanner alone: None for a document it leaves to markdown-it-py (`_Unsupported`)."""
     lines = split_lines(text)
     found = _Found(lines, registry or _default_registry())
     try:
         _scan(lines, found)
     except _Unsupported:
-        from todo_ls.checklist.reference import reference_parse
-
-        return reference_parse(text, registry)
+        return None
     return Checklist(
         tuple(found.items),
         headings_of(found.headings, len(lines)),
