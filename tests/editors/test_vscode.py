@@ -15,15 +15,21 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from fake_model import FakeModel, bash, stall, text
+from scenarios import OpencodeServer
+from test_editor_agent import FIRST_OPEN_LINE, model, nudges_received, opencode, state_words
 
 pytestmark = pytest.mark.editor
+
+__all__ = ["model", "opencode"]  # the fixtures, shared with test_editor_agent.py
 
 REPO = Path(__file__).resolve().parents[2]
 EXTENSION = REPO / "editors" / "vscode"
@@ -34,7 +40,11 @@ CODE_SERVER = CACHE / "code-server" / "bin" / "code-server"
 PLAYWRIGHT = CACHE / "playwright"
 DRIVER = Path(__file__).with_name("vscode_e2e.mjs")
 ARTIFACTS = REPO / "test-artifacts" / "vscode"
+DOCS_PNG = REPO / "docs" / "vscode-status.png"
 EXTENSION_SOURCES = ("src", "test", "package.json", "esbuild.mjs", ".vscodeignore")
+
+# test_editor_agent.PLAN, which the `opencode` fixture writes into the agent's project.
+AGENT_PROGRESS = "4/7 open"
 
 # A server command line that cannot start, as after a broken install.
 BROKEN_SERVER = [sys.executable, "-c", "raise SystemExit('todo-ls is broken')"]
@@ -82,15 +92,16 @@ def _free_port() -> int:
         return port
 
 
-def _env(tmp: Path) -> dict[str, str]:
-    """code-server's environment: Node 24 first, no gallery, every per-user folder in `tmp`."""
+def _env(tmp: Path, extra: dict[str, str]) -> dict[str, str]:
+    """code-server's environment: Node 24 first, no gallery, every per-user folder in `tmp`, then
+    `extra` (the extension host and the language server inherit all of it)."""
     env = dict(os.environ)
     env["PATH"] = f"{NODE24_BIN}{os.pathsep}{env.get('PATH', '')}"
     env["EXTENSIONS_GALLERY"] = "{}"
     env["TODO_LS_STATE_DIR"] = str(tmp / "todo-ls-state")
     for var in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME"):
         env[var] = str(tmp / var.lower())
-    return env
+    return {**env, **extra}
 
 
 def _write_json(path: Path, value: object) -> None:
@@ -98,19 +109,36 @@ def _write_json(path: Path, value: object) -> None:
     path.write_text(json.dumps(value, indent=2), encoding="utf-8")
 
 
-def _profile(tmp: Path, server_command: list[str]) -> tuple[Path, list[str]]:
-    """A workspace with PLAN.md subscribed, fresh user settings; returns (workspace, base args)."""
-    workspace = tmp / "project"
-    workspace.mkdir()
-    (workspace / "PLAN.md").write_text(PLAN, encoding="utf-8")
+def _profile(
+    tmp: Path, server_command: list[str], opencode: OpencodeServer | None = None
+) -> tuple[Path, list[str]]:
+    """A workspace with PLAN.md subscribed, fresh user settings; returns (workspace, base args).
+
+    Without `opencode` the workspace is a new folder with PLAN and the supervisor points at a
+    closed port. With it, the workspace is OpenCode's project folder (its PLAN.md written by the
+    caller) and the supervisor watches that server, settling fast and without TUI toasts."""
+    if opencode is None:
+        workspace = tmp / "project"
+        workspace.mkdir()
+        (workspace / "PLAN.md").write_text(PLAN, encoding="utf-8")
+        # A closed loopback port: the supervisor stays disconnected, whatever else runs here.
+        supervisor: dict[str, object] = {
+            "todoLs.supervisor.url": f"http://127.0.0.1:{_free_port()}"
+        }
+    else:
+        workspace = opencode.project
+        supervisor = {
+            "todoLs.supervisor.url": opencode.url,
+            "todoLs.supervisor.settleMs": 300,
+            "todoLs.supervisor.toasts": False,
+        }
     _write_json(workspace / ".vscode" / "settings.json", {"todoLs.markdownFiles": ["PLAN.md"]})
     user_data = tmp / "user-data"
     _write_json(
         user_data / "User" / "settings.json",
         {
             "todoLs.server.command": server_command,
-            # A closed loopback port: the supervisor stays disconnected, whatever else runs here.
-            "todoLs.supervisor.url": f"http://127.0.0.1:{_free_port()}",
+            **supervisor,
             "workbench.startupEditor": "none",
             "workbench.tips.enabled": False,
             "workbench.secondarySideBar.defaultVisibility": "hidden",
@@ -135,9 +163,11 @@ def _profile(tmp: Path, server_command: list[str]) -> tuple[Path, list[str]]:
 
 
 @contextmanager
-def _code_server(tmp: Path, base: list[str], workspace: Path) -> Iterator[str]:
+def _code_server(
+    tmp: Path, base: list[str], workspace: Path, extra_env: dict[str, str]
+) -> Iterator[str]:
     """Runs code-server in its own process group; yields its URL; kills the group at the end."""
-    env = _env(tmp)
+    env = _env(tmp, extra_env)
     install = subprocess.run(
         [*base, "--install-extension", str(VSIX)],
         env=env,
@@ -184,13 +214,30 @@ def _code_server(tmp: Path, base: list[str], workspace: Path) -> Iterator[str]:
         log.close()
 
 
-def _drive(tmp: Path, server_command: list[str]) -> list[dict[str, object]]:
-    """Runs vscode_e2e.mjs against a fresh code-server; returns its steps, fails with its story."""
+Step = dict[str, object]
+
+
+def _drive(
+    tmp: Path,
+    server_command: list[str],
+    opencode: OpencodeServer | None = None,
+    on_step: Callable[[Step], None] = lambda step: None,
+) -> list[Step]:
+    """Runs vscode_e2e.mjs against a fresh code-server; returns its steps, fails with its story.
+
+    With `opencode` the driver runs its "agent" scenario against that server; `on_step` sees
+    each step as the driver reports it, so the test can act on the agent side meanwhile."""
     _installed()
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     (ARTIFACTS / "failure.png").unlink(missing_ok=True)
-    workspace, base = _profile(tmp, server_command)
-    with _code_server(tmp, base, workspace) as url:
+    workspace, base = _profile(tmp, server_command, opencode)
+    password = (
+        {}
+        if opencode is None or opencode.password is None
+        else {"OPENCODE_SERVER_PASSWORD": opencode.password}
+    )
+    steps: list[Step] = []
+    with _code_server(tmp, base, workspace, password) as url:
         env = {
             **os.environ,
             "CODE_SERVER_URL": url,
@@ -200,21 +247,41 @@ def _drive(tmp: Path, server_command: list[str]) -> list[dict[str, object]]:
             "CHROMIUM": str(shutil.which("chromium")),
             "BROKEN_SERVER_COMMAND": json.dumps(BROKEN_SERVER),
         }
-        run = subprocess.run(
-            [str(NODE24_BIN / "node"), str(DRIVER)],
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=80,
-        )
-    steps = [json.loads(line) for line in run.stdout.splitlines() if line.startswith("{")]
+        if opencode is not None:
+            env |= {"SCENARIO": "agent", "PROGRESS": AGENT_PROGRESS}
+        stdout: list[str] = []
+        with (tmp / "driver.err").open("w+") as stderr:
+            driver = subprocess.Popen(
+                [str(NODE24_BIN / "node"), str(DRIVER)],
+                env=env,
+                stdout=subprocess.PIPE,
+                stderr=stderr,
+                text=True,
+            )
+            # Bounded: a driver that hangs is killed, which ends its output and this loop.
+            watchdog = threading.Timer(90, driver.kill)
+            watchdog.start()
+            try:
+                assert driver.stdout is not None
+                for line in driver.stdout:
+                    stdout.append(line)
+                    if line.startswith('{"step"'):
+                        steps.append(json.loads(line))
+                        on_step(steps[-1])
+                returncode = driver.wait()
+            finally:
+                watchdog.cancel()
+                driver.kill()
+                driver.wait()
+            stderr.seek(0)
+            errors = stderr.read()
     print(f"VS Code screenshots: {ARTIFACTS}")
     for step in steps:
         print(json.dumps(step, ensure_ascii=False))
-    if run.returncode != 0:
+    if returncode != 0:
         pytest.fail(
-            f"the VS Code run failed (exit {run.returncode}); screenshots in {ARTIFACTS}\n"
-            f"{run.stdout}\n{run.stderr}\n"
+            f"the VS Code run failed (exit {returncode}); screenshots in {ARTIFACTS}\n"
+            f"{''.join(stdout)}\n{errors}\n"
             f"--- todo-ls output channel ---\n{_output_channel(tmp)[-4000:]}",
             pytrace=False,
         )
@@ -275,3 +342,61 @@ def test_status_bar_problems_inlay_hints_and_quick_fix_in_real_vscode(tmp_path: 
     started = [line for line in log if "Starting the server" in line]
     assert len(started) == 4, started
     assert started[1].endswith(" ".join(BROKEN_SERVER)), started
+
+
+@pytest.mark.opencode
+def test_status_bar_follows_a_real_opencode_agent_and_pause(
+    tmp_path: Path, opencode: OpencodeServer, model: FakeModel
+) -> None:
+    requests_at: dict[str, int] = {}
+
+    def on_step(step: Step) -> None:
+        name = str(step["step"])
+        requests_at[name] = len(model.requests)
+        if name == "supervisor connected":
+            # One turn: an 8 s tool (time to hover the status bar item while it runs), then the
+            # agent stops with items open. The nudged turn takes ~1 s.
+            model.script(
+                bash("sleep 8; echo built", "Build"),
+                text("Stopping here; the rest can wait."),
+                stall(1.0, "Continuing with the plan"),
+            )
+            opencode.prompt(opencode.create_session("Agent in VS Code"), "Work on the plan.")
+
+    steps = {str(s["step"]): s for s in _drive(tmp_path, [sys.executable, "-m", "todo_ls"],
+                                                opencode, on_step)}  # fmt: skip
+    assert list(steps) == [
+        "workbench loaded",
+        "PLAN.md open",
+        "supervisor connected",
+        "working",
+        "tooltip lists the session",
+        "nudged turn over",
+        "paused",
+        "code lens paused",
+    ]
+    assert steps["supervisor connected"]["text"] == f"📋 ███░░░░░ {AGENT_PROGRESS}"
+    assert steps["working"]["text"] == f"📋 ███░░░░░ {AGENT_PROGRESS} · working"
+    session = str(steps["tooltip lists the session"]["session"])
+    tooltip = steps["tooltip lists the session"]["tooltip"]
+    assert isinstance(tooltip, list)
+    assert any(line.startswith(f"{session} working · 1 tool") for line in tooltip), tooltip
+    # The hover came while the tool ran: the model had not been asked for the next step yet.
+    assert requests_at["tooltip lists the session"] == 1
+
+    # The turn ended with items open: the agent was nudged with the first open item's place.
+    [nudge] = nudges_received(model)
+    assert nudge.startswith("Idle nudge #1"), nudge
+    assert f"PLAN.md:{FIRST_OPEN_LINE}" in nudge and "write the parser" in nudge
+
+    # The status bar went working → idle → working (the nudged turn) → idle, then paused.
+    seen = steps["paused"]["seen"]
+    assert isinstance(seen, list)
+    words = state_words([{"text": text} for text in seen])
+    assert words[-5:] == ["working", "idle", "working", "idle", "paused"], seen
+    assert steps["paused"]["text"] == f"📋 ███░░░░░ {AGENT_PROGRESS} · paused"
+    assert f"pause: {session} paused" in str(steps["paused"]["message"])
+    assert len(nudges_received(model)) == 1
+
+    if os.environ.get("TODO_LS_UPDATE_DOCS") == "1":
+        shutil.copyfile(ARTIFACTS / "8-agent-working.png", DOCS_PNG)

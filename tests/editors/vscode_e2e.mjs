@@ -5,6 +5,7 @@
 //   WORKSPACE        the folder with PLAN.md    ARTIFACTS       where the screenshots go
 //   CHROMIUM         the Chromium binary
 //   BROKEN_SERVER_COMMAND  JSON array: a server command line that cannot start
+//   SCENARIO         "editing" (default) or "agent" (then PROGRESS: the count PLAN.md starts with)
 // Prints one JSON line per passed step (ms since start) and exits 1 on the first failure.
 import { readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -23,6 +24,8 @@ const artifacts = env("ARTIFACTS");
 // The workspace settings: VS Code watches the workspace folder, so edits there apply at once.
 const workspaceSettings = path.join(workspace, ".vscode", "settings.json");
 const brokenCommand = JSON.parse(env("BROKEN_SERVER_COMMAND"));
+// "editing" (default): the editor features; "agent": a real OpenCode at work (PROGRESS: "4/7 open").
+const scenario = process.env.SCENARIO ?? "editing";
 // PLAN.md as the test wrote it, before any edit.
 const PLAN = readFileSync(path.join(workspace, "PLAN.md"), "utf8");
 const { chromium } = createRequire(path.join(env("PLAYWRIGHT_DIR"), "noop.js"))("playwright-core");
@@ -62,22 +65,24 @@ async function waitFor(what, read, accept, timeout = TIMEOUT) {
   throw new Error(`timed out waiting for ${what}; last seen: ${JSON.stringify(last)}`);
 }
 
-let failed = false;
-try {
+/** Loads the workbench and opens PLAN.md the way a user does: Quick Open; `line` shows it is open. */
+async function openPlan(line) {
   await page.goto(url);
   await page.locator(".monaco-workbench").waitFor({ timeout: 30_000 });
   await statusBar.waitFor({ timeout: TIMEOUT });
   step("workbench loaded");
 
-  // Open PLAN.md the way a user does: Quick Open.
   await page.locator(".monaco-workbench").click({ position: { x: 700, y: 400 } });
   await page.keyboard.press("Control+P");
   await page.locator(".quick-input-widget input").fill("PLAN.md");
   await page.locator(".quick-input-list .monaco-list-row").first().waitFor({ timeout: TIMEOUT });
   await page.keyboard.press("Enter");
-  await waitFor("PLAN.md in the editor", () => editorLines.innerText(), (t) => t.includes("write the intro"));
+  await waitFor("PLAN.md in the editor", () => editorLines.innerText(), (t) => t.includes(line));
   step("PLAN.md open");
+}
 
+/** The editor features without an agent: status, hints, lens, problems, quick fix, commands. */
+async function editing() {
   const text = await waitFor("the todo-ls status", () => statusBar.innerText(), (t) => /📋 [█░]+ 3\/5 open/.test(t));
   step("status bar", { text: text.match(/📋 [^\n]*open[^\n]*/)[0], screenshot: await shot("1-status-bar") });
 
@@ -161,6 +166,101 @@ try {
   await waitFor("the server to stop", () => statusBar.innerText(), (t) => !/📋 [█░]+ 1\/5 open/.test(t));
   await waitFor("the status after the restart", () => statusBar.innerText(), (t) => /📋 [█░]+ 1\/5 open/.test(t));
   step("restarted");
+}
+
+/**
+ * The item's tooltip once it satisfies `accept`. The hover keeps the text of the moment it opened
+ * (and stays when the mouse leaves), so Escape closes it and the mouse comes back until it does.
+ */
+async function tooltip(what, accept, timeout = TIMEOUT) {
+  const item = statusBar.locator(".statusbar-item", { hasText: "📋" });
+  const hover = page.locator(".workbench-hover, .monaco-hover").filter({ hasText: "todo-ls — click" }).first();
+  return await waitFor(what, async () => {
+    await page.mouse.move(1000, 480);
+    await page.keyboard.press("Escape");
+    await hover.waitFor({ state: "hidden", timeout: 3_000 }).catch(() => {});
+    await item.hover();
+    await hover.waitFor({ timeout: 3_000 });
+    return await hover.innerText();
+  }, accept, timeout);
+}
+
+/** Every distinct text the todo-ls item showed since this call, recorded in the page: a state
+ * that lasts 300 ms (idle before a nudge) would slip between two polls from here. */
+async function recordStatusTexts() {
+  await page.evaluate(() => {
+    const bar = document.getElementById("workbench.parts.statusbar");
+    const seen = (window.todoLsSeen = []);
+    const record = () => {
+      const item = [...bar.querySelectorAll(".statusbar-item")].find((e) => e.innerText.includes("📋"));
+      const text = item?.innerText.replace(/\u00a0/g, " ").trim();
+      if (text && text !== seen[seen.length - 1]) {
+        seen.push(text);
+      }
+    };
+    record();
+    new MutationObserver(record).observe(bar, { subtree: true, childList: true, characterData: true });
+  });
+  return async () => await page.evaluate(() => window.todoLsSeen);
+}
+
+/** `working`, `idle`…: the state word of each recorded text, consecutive repeats dropped (as
+ * test_editor_agent.state_words, which the test applies to the same texts). */
+const stateWords = (texts) =>
+  texts.map((t) => (t.includes(" · ") ? t.split(" · ").pop() : "")).filter(Boolean).filter((w, i, all) => w !== all[i - 1]);
+
+/**
+ * A real OpenCode supervised from VS Code. Steps the test reacts to: "supervisor connected" (it
+ * then starts a session whose first tool runs several seconds). Ends paused by the palette.
+ */
+async function agent() {
+  const progress = env("PROGRESS");
+  await waitFor("the todo-ls status", () => statusBar.innerText(), (t) => t.includes(`📋`) && t.includes(progress));
+  const seen = await recordStatusTexts();
+  const connected = await tooltip("the supervisor connected", (t) => /opencode-v1 1\.18\.33 http:\/\/127\.0\.0\.1:\d+ connected/.test(t));
+  const counted = await waitFor("no state word (no session yet)", () => statusBar.innerText(), (t) => new RegExp(`📋 [█░]+ ${progress}\n`).test(t + "\n"));
+  step("supervisor connected", { text: counted.match(/📋 [^\n]*/)[0], tooltip: connected.split("\n").filter(Boolean) });
+
+  // The test prompts the agent now: its tool runs while the status bar says so.
+  const working = await waitFor("working", () => statusBar.innerText(), (t) => t.includes(`${progress} · working`));
+  step("working", { text: working.match(/📋 [^\n]*/)[0] });
+  const hover = await tooltip("the session in the tooltip", (t) => /^ses_\w+ working · .*tool/m.test(t));
+  const session = hover.match(/^ses_\w+/m)[0];
+  step("tooltip lists the session", { session, tooltip: hover.split("\n").filter(Boolean), screenshot: await shot("8-agent-working") });
+  await page.mouse.move(1000, 480);
+
+  // The turn ends with items open: idle, the nudge makes it work again, then idle once more.
+  await waitFor("working, idle, working, idle", async () => JSON.stringify(stateWords(await seen()).slice(-4)),
+    (t) => t === JSON.stringify(["working", "idle", "working", "idle"]), 30_000);
+  step("nudged turn over", { seen: await seen() });
+
+  // "todo-ls: Pause supervision" from the palette, for the session of the tooltip.
+  await page.keyboard.press("Control+Shift+P");
+  await page.locator(".quick-input-widget input").fill(">todo-ls: Pause supervision");
+  await page.locator(".quick-input-list .monaco-list-row", { hasText: "Pause supervision" }).first().waitFor({ timeout: TIMEOUT });
+  await page.keyboard.press("Enter");
+  const pick = page.locator(".quick-input-list .monaco-list-row", { hasText: session });
+  await pick.waitFor({ timeout: TIMEOUT });
+  await pick.click();
+  const paused = await waitFor("paused", () => statusBar.innerText(), (t) => t.includes(`${progress} · paused`));
+  const toast = page.locator(".notification-toast", { hasText: "todo-ls: pause" }).first();
+  await toast.waitFor({ timeout: TIMEOUT });
+  step("paused", { text: paused.match(/📋 [^\n]*/)[0], message: plain(await toast.innerText()), seen: await seen(), screenshot: await shot("9-agent-paused") });
+  // The code lens on the first line follows too.
+  const lens = await waitFor("the code lens", () => page.locator(".monaco-editor .codelens-decoration").first().innerText(),
+    (t) => t.includes(`${progress} · supervisor: paused`));
+  step("code lens paused", { text: lens, screenshot: await shot("10-agent-lens") });
+}
+
+let failed = false;
+try {
+  if (scenario === "agent") {
+    await openPlan(PLAN.split("\n")[0]);
+    await agent();
+  } else {
+    await openPlan("write the intro");
+    await editing();
+  }
 } catch (error) {
   failed = true;
   console.log(JSON.stringify({ error: String(error?.stack ?? error), ms: Date.now() - started }));
