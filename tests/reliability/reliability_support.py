@@ -6,8 +6,10 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import signal
 import subprocess
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -105,3 +107,118 @@ def read_message(proc: subprocess.Popen[bytes]) -> dict[str, Any]:
             return dict(json.loads(proc.stdout.read(length)))
         if proc.poll() is not None:
             raise AssertionError(f"the language server exited ({proc.returncode})")
+
+
+def wait_until(condition: Callable[[], object], timeout: float, what: str) -> None:
+    """Poll `condition` (a process's output has no event to await) until it is truthy, or fail
+    naming `what` after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"not within {timeout} s: {what}")
+        time.sleep(0.05)
+
+
+def end_process(proc: subprocess.Popen[bytes], grace: float = 5.0) -> None:
+    """SIGTERM, then SIGKILL if it is still running after `grace` seconds; always reaped."""
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(grace)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(grace)
+
+
+class SuperviseProcess:
+    """A `todo-ls supervise` subprocess; a reader thread keeps its stdout lines (one per session
+    state change, `nudged …`, `connected to …` / `not connected: …`)."""
+
+    def __init__(self, command: list[str], env: dict[str, str]) -> None:
+        self.name = "todo-ls supervise"
+        self.lines: list[str] = []
+        self.proc = subprocess.Popen(
+            command, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+        )
+        threading.Thread(target=self._drain, daemon=True).start()
+
+    def _drain(self) -> None:
+        assert self.proc.stdout is not None
+        for raw in self.proc.stdout:
+            self.lines.append(raw.decode(errors="replace").rstrip())
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def connected(self) -> bool:
+        """Whether its latest host line says connected."""
+        hosts = [line for line in self.lines if line.startswith(("connected to", "not connected"))]
+        return bool(hosts) and hosts[-1].startswith("connected to")
+
+    def state_of(self, session_id: str) -> str | None:
+        """The state word of the session's latest line (`<id> <state> · …`)."""
+        found = [line for line in self.lines if line.startswith(session_id + " ")]
+        return found[-1].split()[1] if found else None
+
+    def kill(self) -> None:
+        """SIGKILL: no chance to settle a claim or close the stream."""
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(10)
+
+    def stop(self) -> None:
+        end_process(self.proc)
+
+
+class StdioLanguageServer:
+    """`todo-ls serve` behind a minimal LSP client over stdio: initialized with `options`, it
+    answers server requests with null and keeps the latest `todoLs/status` supervisor part."""
+
+    def __init__(
+        self, command: list[str], env: dict[str, str], root: Path, options: dict[str, Any]
+    ) -> None:
+        self.name = "language server (stdio)"
+        self.supervisor: dict[str, Any] = {}
+        self.proc = subprocess.Popen(
+            command,
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
+        initialize_over_stdio(self.proc, root, options)
+        threading.Thread(target=self._drain, daemon=True).start()
+
+    def _drain(self) -> None:
+        assert self.proc.stdin is not None
+        try:
+            while self.proc.poll() is None:
+                message = read_message(self.proc)
+                if message.get("method") == "todoLs/status":
+                    self.supervisor = message["params"].get("supervisor") or {}
+                elif "id" in message and "method" in message:
+                    body = json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": None})
+                    data = body.encode()
+                    self.proc.stdin.write(b"Content-Length: %d\r\n\r\n%s" % (len(data), data))
+                    self.proc.stdin.flush()
+        except (AssertionError, OSError, ValueError):
+            return  # the server exited: alive() says so
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def connected(self) -> bool:
+        return bool((self.supervisor.get("host") or {}).get("connected"))
+
+    def state_of(self, session_id: str) -> str | None:
+        return session_state(self.supervisor, session_id)
+
+    def stop(self) -> None:
+        end_process(self.proc)
+
+
+def session_state(supervisor: dict[str, Any], session_id: str) -> str | None:
+    """The session's state in the `supervisor` part of a `todoLs/status` payload."""
+    for session in supervisor.get("sessions") or []:
+        if session.get("id") == session_id:
+            return str(session.get("state"))
+    return None
