@@ -7,7 +7,8 @@ language servers behind a minimal stdio client (the other editor windows) and on
 every fault lands where the test wants it) with short timings (settle 200 ms, 1 s between nudges).
 
 The test plays the agent of one session: each of its turns ends idle with open items (an
-opportunity), it reads the nudge, works, ticks a box in every third turn, and ends its turn again.
+opportunity); the nudge resumes the session at once, as a real host does; the agent works, ticks a
+box in every third turn, and ends its turn again when the test says, so faults hit while it works.
 Along the run the server is restarted three times, its streams are dropped twice and the headless
 supervisor is SIGKILLed and started again. Then the user pauses from Neovim (`:TodoLs pause`): a
 turn ends, every process shows the session paused and nothing is sent; `:TodoLs resume` gets the
