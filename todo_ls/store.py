@@ -339,27 +339,27 @@ class Store:
     def _cached(self, key: tuple[object, ...], read: Callable[[sqlite3.Connection], _T]) -> _T:
         """`read(conn)`, remembered until the database changes: every write through this store
         clears the cache, and `PRAGMA data_version` moves when another connection commits."""
-
-        def run() -> _T:
-            conn = self._db
-            batch = self._batch
-            if not getattr(batch, "checked", False):
-                version = conn.execute("PRAGMA data_version").fetchone()[0]
-                if version != self._read_version:
-                    self._reads.clear()
-                    self._read_version = version
-                batch.checked = getattr(batch, "depth", 0) > 0
-            if key not in self._reads:
-                if len(self._reads) >= _READ_CACHE_SIZE:
-                    self._reads.clear()
-                self._reads[key] = read(conn)
-            value: _T = self._reads[key]
-            return value
-
+        batch = self._batch
         with self._lock:
-            if getattr(self._batch, "checked", False) and key in self._reads:
+            if getattr(batch, "checked", False) and key in self._reads:
                 hit: _T = self._reads[key]  # fresh for this batch: no query at all
                 return hit
+
+            def run() -> _T:
+                conn = self._db
+                if not getattr(batch, "checked", False):
+                    version = conn.execute("PRAGMA data_version").fetchone()[0]
+                    if version != self._read_version:
+                        self._reads.clear()
+                        self._read_version = version
+                    batch.checked = getattr(batch, "depth", 0) > 0
+                if key not in self._reads:
+                    if len(self._reads) >= _READ_CACHE_SIZE:
+                        self._reads.clear()
+                    self._reads[key] = read(conn)
+                value: _T = self._reads[key]
+                return value
+
             return self._retry(run)
 
     def _query(self, sql: str, params: Sequence[object] = ()) -> list[Any]:
