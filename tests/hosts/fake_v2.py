@@ -9,7 +9,8 @@ switches (`Variant`). Standard library only: an asyncio-streams HTTP/1.1 server 
 
 Tests script it: add sessions, set the busy snapshot, emit events (durable ones get a
 per-session `seq`), drop every stream, make open streams go silent, stop and restart on the same
-port, and react to a synthetic POST with scripted events the way a real host runs a turn.
+port, react to a synthetic POST with scripted events the way a real host runs a turn, and
+fail that POST on purpose (`nudge_fault`).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import socket
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from http import HTTPStatus
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import parse_qs, urlsplit
@@ -85,6 +87,10 @@ class FakeV2Server:
     on_synthetic: Reaction | None = None  # scripted reaction, run after the POST is answered
     streams_opened: int = 0
     streams_dropped_slow: int = 0
+    # A fault on the nudge route: an HTTP status (404: the session is deleted right before
+    # the POST), or "hang" (the request is taken and never answered).
+    nudge_fault: int | Literal["hang"] | None = None
+    nudge_posts: int = 0  # every synthetic POST, failed ones included
 
     def __post_init__(self) -> None:
         self._server: asyncio.base_events.Server | None = None
@@ -93,11 +99,13 @@ class FakeV2Server:
         self._seq: dict[str, int] = {}
         self._ids = itertools.count(1)
         self._tasks: set[asyncio.Task[None]] = set()
+        self._release_hung = asyncio.Event()
 
     # --- lifecycle ----------------------------------------------------------------------
 
     async def start(self) -> None:
         """Listen on 127.0.0.1 (the same port again after a stop)."""
+        self._release_hung = asyncio.Event()
         self._server = await asyncio.start_server(
             self._handle, "127.0.0.1", self.port, reuse_address=True
         )
@@ -105,6 +113,7 @@ class FakeV2Server:
 
     async def stop(self) -> None:
         """Stop listening and cut every connection, like a killed server process."""
+        self._release_hung.set()
         if self._server is not None:
             self._server.close()
         for sub in list(self._subscribers):
@@ -405,6 +414,15 @@ class FakeV2Server:
         return found
 
     async def _synthetic(self, session_id: str, body: bytes, writer: asyncio.StreamWriter) -> None:
+        self.nudge_posts += 1
+        if self.nudge_fault == "hang":
+            await self._release_hung.wait()
+            return
+        if self.nudge_fault == 404:
+            self.sessions.pop(session_id, None)
+        elif isinstance(self.nudge_fault, int):
+            await _respond(writer, self.nudge_fault, {"_tag": "UnknownError"})
+            return
         if session_id not in self.sessions:
             await _respond(writer, 404, _not_found(session_id))
             return
@@ -543,8 +561,7 @@ async def _respond_raw(
     content_type: str,
     extra: dict[str, str] | None = None,
 ) -> None:
-    reason = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 404: "Not Found"}[status]
-    head = [f"HTTP/1.1 {status} {reason}", f"content-type: {content_type}"]
+    head = [f"HTTP/1.1 {status} {HTTPStatus(status).phrase}", f"content-type: {content_type}"]
     head += [f"content-length: {len(body)}", "connection: close"]
     head += [f"{k}: {v}" for k, v in (extra or {}).items()]
     writer.write(("\r\n".join(head) + "\r\n\r\n").encode() + body)

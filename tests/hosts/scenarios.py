@@ -15,6 +15,7 @@ import json
 import os
 import re
 import signal
+import socket
 import subprocess
 import threading
 import time
@@ -40,9 +41,8 @@ def opencode_binary() -> Path:
     return cache / "opencode" / "node_modules" / "opencode-linux-x64" / "bin" / "opencode"
 
 
-def _closed_port() -> int:
-    import socket
-
+def closed_port() -> int:
+    """A loopback port nothing listens on (free a moment ago; nothing here binds it again)."""
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
@@ -106,7 +106,7 @@ class OpencodeServer:
             "OPENCODE_DISABLE_MODELS_FETCH": "1",
             "OPENCODE_CONFIG_CONTENT": json.dumps(config),
             # The background install of the plugin package must not reach out: a closed port.
-            "npm_config_registry": f"http://127.0.0.1:{_closed_port()}/",
+            "npm_config_registry": f"http://127.0.0.1:{closed_port()}/",
         }
         if self.password:
             env["OPENCODE_SERVER_PASSWORD"] = self.password

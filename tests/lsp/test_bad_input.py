@@ -7,33 +7,15 @@ and subscriptions outside the folder are in test_commands.py / test_status_setti
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import uuid
 from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
 import pytest
+from lsp_harness import TIMEOUT, Editor, start_editor
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
-
-
-def _harness() -> Any:
-    """This folder's conftest as a module, loaded by path: `import conftest` would find
-    whichever suite's conftest was imported last when several suites run together."""
-    spec = importlib.util.spec_from_file_location(
-        "lsp_harness", Path(__file__).with_name("conftest.py")
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-_lsp = _harness()
-TIMEOUT: float = _lsp.TIMEOUT
-Editor = _lsp.Editor
-start_editor = _lsp.start_editor
 
 COMMANDS = [
     "todoLs.toggle",

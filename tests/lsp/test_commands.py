@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import PLAN, Editor, start_editor
+from lsp_harness import PLAN, Editor, start_editor
 from pygls.exceptions import JsonRpcInvalidParams
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import TIMEOUT, Editor, start_editor
+from lsp_harness import TIMEOUT, Editor, start_editor
 from lsprotocol import types
 
 WHOLE = types.Range(

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Editor
+from lsp_harness import Editor
 from lsprotocol import types
 
 FILES = 5

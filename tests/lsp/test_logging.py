@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from conftest import Editor
+from lsp_harness import Editor
 from lsprotocol import types
 
 from todo_ls.server.app import create_server, route_logs

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import PLAN, TIMEOUT, Editor
+from lsp_harness import NO_HOST_URL, PLAN, TIMEOUT, Editor, start_editor
 from lsprotocol import types
 
 
@@ -57,6 +57,18 @@ async def test_status_payload(editor: Editor, root: Path) -> None:
     assert isinstance(status.supervisor.sessions, list)
 
 
+async def test_test_servers_never_reach_a_host_on_the_default_port(editor: Editor) -> None:
+    # An OpenCode on this machine's 127.0.0.1:4096 must not join the tests: by default the
+    # harness points the supervisor at a port that refuses, and the status says so.
+    status = await editor.wait_status(
+        lambda s: s.supervisor.host is not None and getattr(s.supervisor.host, "error", None)
+    )
+    assert status.supervisor.host.url == NO_HOST_URL != "http://127.0.0.1:4096"
+    assert status.supervisor.host.connected is False
+    assert "unreachable" in status.supervisor.host.error
+    assert status.text.endswith("disconnected")
+
+
 async def test_unopened_file_edited_on_disk_is_seen(editor: Editor, root: Path) -> None:
     plan = root / "PLAN.md"
     plan.write_text(PLAN.replace("[ ]", "[x]").replace("[/]", "[x]"), encoding="utf-8")
@@ -104,7 +116,7 @@ async def test_bad_setting_warns_once_and_uses_the_default(editor: Editor) -> No
     found = await editor.pull(editor.open("PLAN.md"))
     assert {d.severity for d in found} == {types.DiagnosticSeverity.Information}
     # Settings are re-read on didChangeConfiguration (here: a push with no value, as VS Code).
-    editor.client.set_configuration({"markdownFiles": ["OTHER.md"]}, section="todoLs")
+    editor.configure({"markdownFiles": ["OTHER.md"]})
     editor.client.workspace_did_change_configuration(
         types.DidChangeConfigurationParams(settings=None)
     )
@@ -117,8 +129,6 @@ async def test_bad_setting_warns_once_and_uses_the_default(editor: Editor) -> No
 async def test_unusable_files_are_skipped_with_one_warning(
     root: Path, caps: str, state_dir: Path, settings: dict[str, Any]
 ) -> None:
-    from conftest import start_editor
-
     with open(root / "BIG.md", "wb") as f:
         f.write(b"- [ ] x\n" * (10 * 1024 * 1024 // 8 + 1))
     (root / "LATIN1.md").write_bytes("- [ ] café\n".encode("latin-1"))
@@ -163,8 +173,6 @@ DESIGN_EXAMPLE = "# Plan\n\n" + "- [ ] open\n" * 8 + "- [x] done\n" * 8 + "- [~]
 async def test_status_text_fills_the_bar_with_the_done_fraction(
     root: Path, caps: str, state_dir: Path, settings: dict[str, Any]
 ) -> None:
-    from conftest import start_editor
-
     # DESIGN.md's example: open 8, done 8, canceled 1 of 17 → 8·8/17 rounded down = 3 cells
     # (counting the canceled item as closed would fill 4).
     (root / "EXAMPLE.md").write_text(DESIGN_EXAMPLE, encoding="utf-8")
@@ -185,8 +193,6 @@ async def test_status_text_fills_the_bar_with_the_done_fraction(
 async def test_initialization_options_apply_during_initialize(
     root: Path, caps: str, state_dir: Path
 ) -> None:
-    from conftest import start_editor
-
     # No workspace/configuration answer: only initializationOptions name the file. The first
     # pulls go out right after `initialized`, before the server could pull any configuration;
     # Neovim 0.11 never pulls again by itself, so they must already be right.
@@ -243,7 +249,7 @@ async def test_settings_changes_ask_the_client_to_refresh_once(
         types.DidChangeConfigurationParams(settings=None)
     )
     await editor.command("todoLs.list", {})  # the server has pulled the settings by now
-    editor.client.set_configuration({**settings, "markdownFiles": ["OTHER.md"]}, section="todoLs")
+    editor.configure({**settings, "markdownFiles": ["OTHER.md"]})
     editor.client.workspace_did_change_configuration(
         types.DidChangeConfigurationParams(settings=None)
     )
@@ -252,8 +258,6 @@ async def test_settings_changes_ask_the_client_to_refresh_once(
 
 
 async def test_push_client_gets_a_publish_when_settings_change(root: Path, state_dir: Path) -> None:
-    from conftest import start_editor
-
     editor = await start_editor(root, "push-only", {"markdownFiles": ["PLAN.md"]}, state_dir)
     try:
         await editor.wait_status(lambda s: True)
@@ -265,7 +269,7 @@ async def test_push_client_gets_a_publish_when_settings_change(root: Path, state
         pushed = editor.client.protocol.wait_for_notification_async(
             types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS
         )
-        editor.client.set_configuration({"markdownFiles": ["OTHER.md"]}, section="todoLs")
+        editor.configure({"markdownFiles": ["OTHER.md"]})
         editor.client.workspace_did_change_configuration(
             types.DidChangeConfigurationParams(settings=None)
         )

@@ -11,19 +11,19 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
-import socket
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import lsp_harness as lsp
 import pytest
 from fake_host import FakeHost, FakeWorkspace
-from fake_v2 import FakeV2Server, _not_found
+from fake_v2 import FakeV2Server
 from reliability_support import ServerThread
+from scenarios import closed_port
 
 from todo_ls.checklist.model import FileItem
 from todo_ls.config import SupervisorSettings
@@ -45,55 +45,6 @@ ITEMS = [FileItem("PLAN.md", 3, "write the parser", "open")]
 
 
 # --- harness ------------------------------------------------------------------------------
-
-
-@dataclass
-class FaultyV2(FakeV2Server):
-    """The fake 2.x server with a fault on the nudge route: an HTTP status, or "hang" (the
-    request is taken and never answered)."""
-
-    nudge_fault: int | str | None = None
-    nudge_posts: int = 0  # every synthetic POST, failed ones included
-    _release: asyncio.Event = field(default_factory=asyncio.Event)
-
-    async def _route(
-        self,
-        reader: asyncio.StreamReader,
-        method: str,
-        target: str,
-        headers: dict[str, str],
-        body: bytes,
-        writer: asyncio.StreamWriter,
-    ) -> None:
-        if method == "POST" and target.endswith("/synthetic"):
-            self.nudge_posts += 1
-            if self.nudge_fault == "hang":
-                self.synthetic_requests.append((target, {"hung": True}))
-                await self._release.wait()
-                return
-            if self.nudge_fault == 404:
-                session_id = target.split("/")[3]
-                self.sessions.pop(session_id, None)  # deleted just before our POST
-                await _raw(writer, 404, json.dumps(_not_found(session_id)))
-                return
-            if isinstance(self.nudge_fault, int):
-                await _raw(writer, self.nudge_fault, '{"_tag": "UnknownError"}')
-                return
-        await super()._route(reader, method, target, headers, body, writer)
-
-    async def stop(self) -> None:
-        self._release.set()
-        await super().stop()
-
-
-async def _raw(writer: asyncio.StreamWriter, status: int, body: str) -> None:
-    data = body.encode()
-    writer.write(
-        f"HTTP/1.1 {status} Fault\r\ncontent-type: application/json\r\n"
-        f"content-length: {len(data)}\r\nconnection: close\r\n\r\n".encode()
-        + data
-    )
-    await writer.drain()
 
 
 class Logged(logging.Handler):
@@ -204,12 +155,6 @@ async def idle_with_open_items(fake: FakeV2Server, r: Rig, folder: Path) -> None
     await until(lambda: session().directory is not None, what="session info")
 
 
-def closed_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 # --- connecting -----------------------------------------------------------------------------
 
 
@@ -237,7 +182,7 @@ async def test_connection_refused_shows_in_status_is_logged_once_and_heals(
                 await until(lambda n=n: attempts >= n)
             assert log.count("unreachable") == 1, log.lines
             # The server comes up on that port: the next attempt connects.
-            fake = FaultyV2(password="pw", port=port)
+            fake = FakeV2Server(password="pw", port=port)
             await fake.start()
             try:
                 # (the attempt in flight may already reach it; else the next one does)
@@ -250,7 +195,7 @@ async def test_connection_refused_shows_in_status_is_logged_once_and_heals(
 
 
 async def test_wrong_password_shows_401_in_status_and_is_logged_once(tmp_path: Path) -> None:
-    fake = FaultyV2(password="right-password")
+    fake = FakeV2Server(password="right-password")
     await fake.start()
     settings = SupervisorSettings(url=fake.url, host="opencode-v2")
     attempts = 0
@@ -280,7 +225,7 @@ async def test_wrong_password_shows_401_in_status_and_is_logged_once(tmp_path: P
 
 
 async def test_500_on_the_nudge_is_shown_retried_later_and_sent_once(tmp_path: Path) -> None:
-    fake = FaultyV2(nudge_fault=500)
+    fake = FakeV2Server(nudge_fault=500)
     await fake.start()
     try:
         with logged() as log:
@@ -304,7 +249,7 @@ async def test_500_on_the_nudge_is_shown_retried_later_and_sent_once(tmp_path: P
 
 
 async def test_404_on_the_nudge_drops_the_deleted_session(tmp_path: Path) -> None:
-    fake = FaultyV2(nudge_fault=404)
+    fake = FakeV2Server(nudge_fault=404)
     await fake.start()
     try:
         with logged() as log:
@@ -326,7 +271,7 @@ async def test_404_on_the_nudge_drops_the_deleted_session(tmp_path: Path) -> Non
 async def test_a_nudge_without_an_answer_is_never_sent_twice(tmp_path: Path) -> None:
     """The POST timed out: it may have reached the agent, so it counts as sent. Resending it
     after the hold-off would nudge twice for one opportunity."""
-    fake = FaultyV2(nudge_fault="hang")
+    fake = FakeV2Server(nudge_fault="hang")
     await fake.start()
     try:
         with logged() as log:
@@ -348,7 +293,7 @@ async def test_a_nudge_without_an_answer_is_never_sent_twice(tmp_path: Path) -> 
 
 
 async def test_a_silent_stream_reconnects_and_the_nudge_still_goes_once(tmp_path: Path) -> None:
-    fake = FaultyV2(heartbeat_s=0.1)
+    fake = FakeV2Server(heartbeat_s=0.1)
     await fake.start()
     try:
         async with rig(tmp_path, v2_connect(fake)) as r:
@@ -368,7 +313,7 @@ async def test_a_silent_stream_reconnects_and_the_nudge_still_goes_once(tmp_path
 
 
 async def test_server_restart_resyncs_and_nudges_once(tmp_path: Path) -> None:
-    fake = FaultyV2()
+    fake = FakeV2Server()
     await fake.start()
     try:
         async with rig(tmp_path, v2_connect(fake)) as r:
@@ -392,7 +337,7 @@ async def test_server_restart_resyncs_and_nudges_once(tmp_path: Path) -> None:
 async def test_a_slow_reader_is_dropped_and_the_supervisor_recovers(tmp_path: Path) -> None:
     """The server drops a reader that falls behind (2.x by design). The runtime is made slow
     by blocking its loop while the server, in its own thread, floods the stream."""
-    fake = FaultyV2(queue_size=4, send_buffer=4096)
+    fake = FakeV2Server(queue_size=4, send_buffer=4096)
     server = ServerThread(fake)
     try:
         fake_url_ready = server.call(fake.add_session, SID, str(tmp_path))
@@ -493,22 +438,9 @@ async def test_clock_jumps_cause_no_burst_and_no_crash(tmp_path: Path, jump: flo
 # --- the editor side while the host is down -----------------------------------------------
 
 
-def _lsp_helpers() -> Any:
-    """The pytest-lsp editor harness of tests/lsp (loaded by path: every suite has a conftest)."""
-    import importlib.util
-
-    path = Path(__file__).resolve().parents[1] / "lsp" / "conftest.py"
-    spec = importlib.util.spec_from_file_location("lsp_editor_harness", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 async def test_editor_features_keep_working_while_the_host_is_unreachable(
     tmp_path: Path,
 ) -> None:
-    lsp = _lsp_helpers()
     root = tmp_path / "project"
     root.mkdir()
     (root / "PLAN.md").write_text(lsp.PLAN, encoding="utf-8")

@@ -1,0 +1,342 @@
+"""The pytest-lsp editor harness: todo-ls over stdio, driven by a test client that behaves like
+an editor (it keeps its documents, applies `workspace/applyEdit` to them and sends didChange).
+A plain module, imported by name (`conftest` is not: with several suites in one run, `import
+conftest` finds whichever suite's conftest came first); the fixtures are in conftest.py.
+
+Every test runs twice: with Neovim 0.11's capabilities (utf-8, pull diagnostics, inlay hints)
+and with a modern VS Code set (utf-16, pull diagnostics, inlay-hint and code-lens refresh,
+applyEdit, dynamic file-watcher registration).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Union
+
+from lsprotocol import types
+from pygls.protocol import default_converter
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
+
+SERVER = [sys.executable, "-m", "todo_ls"]
+TIMEOUT = 10.0
+
+# A loopback port that refuses every connection while this module is loaded (bound, never
+# listening). The test servers' default host points here: left at its default URL, a test
+# server would reach a real OpenCode listening on this machine's 127.0.0.1:4096.
+_REFUSING = socket.socket()
+_REFUSING.bind(("127.0.0.1", 0))
+NO_HOST_URL = f"http://127.0.0.1:{_REFUSING.getsockname()[1]}"
+
+
+def with_no_host(section: dict[str, Any]) -> dict[str, Any]:
+    """`section` (the `todoLs` settings) with `supervisor.url` at `NO_HOST_URL` unless the test
+    names its own; a `supervisor` value that is not an object (bad input) is left as it is."""
+    supervisor = section.get("supervisor", {})
+    if not isinstance(supervisor, dict) or "url" in supervisor:
+        return section
+    return {**section, "supervisor": {**supervisor, "url": NO_HOST_URL}}
+
+
+PLAN = """\
+# Plan
+
+Intro text.
+
+## Build
+
+- [ ] write parser
+  - [x] tokens
+  - [ ] blocks
+- [/] server
+- [x] docs
+
+## Ship
+
+- [~] blog post
+- [?] ask legal
+- plain note
+"""
+
+
+def vscode_capabilities() -> types.ClientCapabilities:
+    """What VS Code 1.9x with vscode-languageclient 9 advertises (the parts todo-ls uses)."""
+    return types.ClientCapabilities(
+        general=types.GeneralClientCapabilities(
+            position_encodings=[types.PositionEncodingKind.Utf16]
+        ),
+        workspace=types.WorkspaceClientCapabilities(
+            apply_edit=True,
+            workspace_edit=types.WorkspaceEditClientCapabilities(document_changes=True),
+            did_change_configuration=types.DidChangeConfigurationClientCapabilities(
+                dynamic_registration=True
+            ),
+            did_change_watched_files=types.DidChangeWatchedFilesClientCapabilities(
+                dynamic_registration=True, relative_pattern_support=True
+            ),
+            execute_command=types.ExecuteCommandClientCapabilities(dynamic_registration=True),
+            workspace_folders=True,
+            configuration=True,
+            inlay_hint=types.InlayHintWorkspaceClientCapabilities(refresh_support=True),
+            code_lens=types.CodeLensWorkspaceClientCapabilities(refresh_support=True),
+            diagnostics=types.DiagnosticWorkspaceClientCapabilities(refresh_support=True),
+        ),
+        text_document=types.TextDocumentClientCapabilities(
+            synchronization=types.TextDocumentSyncClientCapabilities(did_save=True),
+            publish_diagnostics=types.PublishDiagnosticsClientCapabilities(version_support=True),
+            code_action=types.CodeActionClientCapabilities(
+                code_action_literal_support=types.ClientCodeActionLiteralOptions(
+                    code_action_kind=types.ClientCodeActionKindOptions(
+                        value_set=[types.CodeActionKind.QuickFix, types.CodeActionKind.Refactor]
+                    )
+                ),
+                is_preferred_support=True,
+                data_support=True,
+            ),
+            code_lens=types.CodeLensClientCapabilities(dynamic_registration=True),
+            inlay_hint=types.InlayHintClientCapabilities(dynamic_registration=True),
+            diagnostic=types.DiagnosticClientCapabilities(
+                dynamic_registration=True, related_document_support=False
+            ),
+        ),
+        window=types.WindowClientCapabilities(work_done_progress=True),
+    )
+
+
+CAPABILITIES: dict[str, Callable[[], types.ClientCapabilities]] = {
+    "neovim": lambda: client_capabilities("neovim"),
+    "vscode": vscode_capabilities,
+    # VS Code 1.65 as recorded by pytest-lsp: push diagnostics only, no inlay hints.
+    "push-only": lambda: client_capabilities("visual-studio-code"),
+}
+
+
+def _client_factory() -> LanguageClient:
+    # lsprotocol 2025.0.0 decodes a CodeAction that has a `command` as a bare Command.
+    def converter_factory() -> Any:
+        conv = default_converter()
+
+        def hook(obj: Any, _: Any) -> Any:
+            kind = types.Command if isinstance(obj.get("command"), str) else types.CodeAction
+            return conv.structure(obj, kind)
+
+        conv.register_structure_hook(Union[types.Command, types.CodeAction], hook)  # noqa: UP007
+        return conv
+
+    client = LanguageClient(converter_factory=converter_factory)
+    # The editor records diagnostic refreshes itself (see `start_editor`).
+    defaults = dict(DEFAULT_CLIENT_FEATURES)
+    del defaults[types.WORKSPACE_DIAGNOSTIC_REFRESH]
+    register_lsp_features(client, defaults)
+    return client
+
+
+def offset(text: str, position: types.Position, encoding: str) -> int:
+    """The string index of a client position in `text` (lines split like LSP)."""
+    starts = [0]
+    i = 0
+    while i < len(text):
+        if text[i] == "\r" and text[i + 1 : i + 2] == "\n":
+            i += 1
+        if text[i] in "\r\n":
+            starts.append(i + 1)
+        i += 1
+    start = starts[position.line]
+    line_end = starts[position.line + 1] if position.line + 1 < len(starts) else len(text)
+    line = text[start:line_end].rstrip("\r\n")
+    units = 0
+    for col, char in enumerate(line):
+        if units >= position.character:
+            return start + col
+        units += (
+            len(char.encode("utf-8")) if encoding == "utf-8" else len(char.encode("utf-16-le")) // 2
+        )
+    return start + len(line)
+
+
+class Editor:
+    """The test client's editor side: open documents, status notifications, messages."""
+
+    def __init__(self, client: LanguageClient, root: Path, caps: str) -> None:
+        self.client = client
+        self.root = root
+        self.caps = caps
+        self.docs: dict[str, tuple[int, str]] = {}
+        self.statuses: list[Any] = []
+        self.registrations: list[types.Registration] = []
+        self.applied: list[types.ApplyWorkspaceEditParams] = []
+        self.refreshes: list[str] = []  # server→client refresh requests, by method
+        self.encoding = "utf-16"
+        self.server_capabilities = types.ServerCapabilities()
+        self._changed = asyncio.Event()
+
+    def configure(self, settings: dict[str, Any]) -> None:
+        """What the editor answers `workspace/configuration` with from now on (the harness's
+        default host included, see `with_no_host`)."""
+        self.client.set_configuration(with_no_host(settings), section="todoLs")
+
+    def uri(self, name: str) -> str:
+        return (self.root / name).as_uri()
+
+    def open(self, name: str, text: str | None = None) -> str:
+        uri = self.uri(name)
+        if text is None:
+            text = (self.root / name).read_text(encoding="utf-8")
+        self.docs[uri] = (1, text)
+        self.client.text_document_did_open(
+            types.DidOpenTextDocumentParams(
+                text_document=types.TextDocumentItem(
+                    uri=uri, language_id="markdown", version=1, text=text
+                )
+            )
+        )
+        return uri
+
+    def set_text(self, uri: str, text: str) -> None:
+        version = self.docs[uri][0] + 1
+        self.docs[uri] = (version, text)
+        self.client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+                content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
+            )
+        )
+
+    def text(self, uri: str) -> str:
+        return self.docs[uri][1]
+
+    def apply(self, edit: types.WorkspaceEdit) -> bool:
+        """Apply a `changes` workspace edit to the open documents (and tell the server)."""
+        for uri, edits in (edit.changes or {}).items():
+            if uri not in self.docs:
+                return False
+            text = self.text(uri)
+            spans = [
+                (
+                    offset(text, e.range.start, self.encoding),
+                    offset(text, e.range.end, self.encoding),
+                    e.new_text,
+                )
+                for e in edits
+            ]
+            for start, end, new in sorted(spans, reverse=True):
+                text = text[:start] + new + text[end:]
+            self.set_text(uri, text)
+        return True
+
+    def notify_status(self, params: Any) -> None:
+        self.statuses.append(params)
+        self._changed.set()
+
+    async def wait_status(self, predicate: Callable[[Any], bool]) -> Any:
+        """The first status (already received or coming) that satisfies `predicate`."""
+
+        async def wait() -> Any:
+            while True:
+                for status in reversed(self.statuses):
+                    if predicate(status):
+                        return status
+                self._changed.clear()
+                await self._changed.wait()
+
+        return await asyncio.wait_for(wait(), TIMEOUT)
+
+    async def command(self, name: str, *arguments: Any) -> Any:
+        return await asyncio.wait_for(
+            self.client.workspace_execute_command_async(
+                types.ExecuteCommandParams(command=name, arguments=list(arguments))
+            ),
+            TIMEOUT,
+        )
+
+    async def pull(self, uri: str) -> list[types.Diagnostic]:
+        report = await asyncio.wait_for(
+            self.client.text_document_diagnostic_async(
+                types.DocumentDiagnosticParams(text_document=types.TextDocumentIdentifier(uri=uri))
+            ),
+            TIMEOUT,
+        )
+        assert isinstance(report, types.RelatedFullDocumentDiagnosticReport) or hasattr(
+            report, "items"
+        )
+        return list(report.items)
+
+
+async def start_editor(
+    root: Path,
+    caps: str,
+    settings: dict[str, Any] | None,
+    state_dir: Path,
+    init_options: Any = None,
+) -> Editor:
+    """Start todo-ls, connect a test editor and run initialize/initialized."""
+    # XDG_STATE_HOME too: the supervisor's 2.x discovery must never find a real OpenCode
+    # registration file of the machine running the tests.
+    env = {
+        **os.environ,
+        "TODO_LS_STATE_DIR": str(state_dir),
+        "XDG_STATE_HOME": str(state_dir / "xdg-state"),
+    }
+    config = ClientServerConfig(
+        server_command=SERVER, client_factory=_client_factory, server_env=env
+    )
+    client = await config.start()
+    assert isinstance(client, LanguageClient)
+    editor = Editor(client, root, caps)
+
+    @client.feature("todoLs/status")
+    def on_status(params: Any) -> None:
+        editor.notify_status(params)
+
+    @client.feature(types.WORKSPACE_APPLY_EDIT)
+    def on_apply(params: types.ApplyWorkspaceEditParams) -> types.ApplyWorkspaceEditResult:
+        editor.applied.append(params)
+        return types.ApplyWorkspaceEditResult(applied=editor.apply(params.edit))
+
+    @client.feature(types.CLIENT_REGISTER_CAPABILITY)
+    def on_register(params: types.RegistrationParams) -> None:
+        editor.registrations += params.registrations
+
+    @client.feature(types.CLIENT_UNREGISTER_CAPABILITY)
+    def on_unregister(params: types.UnregistrationParams) -> None:
+        gone = {u.id for u in params.unregisterations}
+        editor.registrations = [r for r in editor.registrations if r.id not in gone]
+
+    @client.feature(types.WORKSPACE_INLAY_HINT_REFRESH)
+    def on_inlay_refresh(params: Any) -> None:
+        editor.refreshes.append(types.WORKSPACE_INLAY_HINT_REFRESH)
+
+    @client.feature(types.WORKSPACE_CODE_LENS_REFRESH)
+    def on_lens_refresh(params: Any) -> None:
+        editor.refreshes.append(types.WORKSPACE_CODE_LENS_REFRESH)
+
+    @client.feature(types.WORKSPACE_DIAGNOSTIC_REFRESH)
+    def on_diagnostic_refresh(params: Any) -> None:
+        editor.refreshes.append(types.WORKSPACE_DIAGNOSTIC_REFRESH)
+
+    if settings is not None:
+        editor.configure(settings)
+    if init_options is None:
+        init_options = {"todoLs": with_no_host({})}
+    elif isinstance(init_options, dict) and isinstance(init_options.get("todoLs"), dict):
+        init_options = {**init_options, "todoLs": with_no_host(init_options["todoLs"])}
+    result = await asyncio.wait_for(
+        client.initialize_session(
+            types.InitializeParams(
+                capabilities=CAPABILITIES[caps](),
+                root_uri=root.as_uri(),
+                workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name=root.name)],
+                initialization_options=init_options,
+            )
+        ),
+        TIMEOUT,
+    )
+    editor.server_capabilities = result.capabilities
+    encoding = result.capabilities.position_encoding
+    editor.encoding = getattr(encoding, "value", encoding) or "utf-16"
+    return editor
