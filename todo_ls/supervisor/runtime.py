@@ -45,9 +45,10 @@ log = logging.getLogger(__name__)
 CLAIM_EXPIRY_S = 60.0  # a claim whose holder died stops blocking others after this
 LOST_CLAIM_RETRY_S = 10.0  # another process holds the claim: look again after this
 RECONNECT_MAX_S = 30.0
-# Events that only show work going on (see `Runtime._still_working`).
-# Tool and step events change the counts the status shows ("1 tool"): they are evaluated.
-_WORK_EVENTS = (ev.SpanStarted, ev.SpanEnded, ev.ToolProgress)
+# Events that only show work going on (see `Runtime._still_working`); tools and steps
+# also change the counts the status shows ("1 tool").
+_COUNTED_WORK = (ev.ToolStarted, ev.ToolEnded, ev.StepStarted, ev.StepEnded)
+_WORK_EVENTS = (ev.SpanStarted, ev.SpanEnded, ev.ToolProgress, *_COUNTED_WORK)
 # Pauses a real user prompt lifts; a pause made by the pause command waits for resume.
 _LIFTED_BY_PROMPT = frozenset({"interrupt", "no-progress", "episode-cap"})
 
@@ -243,12 +244,14 @@ class Runtime:
             self._ask_info(sid)
             if not self._still_working(sid, event):
                 self.evaluate(sid)
+            elif isinstance(event, _COUNTED_WORK):
+                self._changed()  # the decision stands, the status's counts moved
 
     def _still_working(self, session_id: str, event: ev.HostEvent) -> bool:
-        """Work goes on: text, reasoning or tool output of a session that was working and
-        still has work of its own in flight changes no decision and nothing the status shows.
-        Skipping the evaluation (most events of a busy stream) leaves the stall timer armed
-        earlier; when it falls due, the evaluation re-arms it from the latest activity."""
+        """Work goes on: a span, tool or step event of a session that was working and still
+        has work of its own in flight changes no decision. Skipping the evaluation (most
+        events of a busy stream) leaves the stall timer armed earlier; when it falls due, the
+        evaluation re-arms it from the latest activity."""
         decision = self._decisions.get(session_id)
         session = self.tracker.sessions.get(session_id)
         return (
