@@ -11,9 +11,11 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple, TypeVar
 
 from todo_ls.checklist.model import Checklist, Heading, PlainListItem, StateRegistry, TaskItem
+
+T = TypeVar("T")
 
 # markdown-it-py splits lines on \n, \r\n and \r only (str.splitlines would also split on \v, \f,
 # \x1c-\x1e, \x85, \u2028 and \u2029, which are ordinary characters in markdown).
@@ -53,28 +55,29 @@ class RawListItem:
     para_multiline: bool  # the paragraph has more than one line
 
 
-@dataclass(frozen=True, slots=True)
-class RawHeading:
-    """An ATX or setext heading: `line` is its (first) text line, `text` its inline content."""
+class RawHeading(NamedTuple):
+    """An ATX or setext heading: `line` is its (first) text line, `text` its inline content.
+
+    A tuple, the cheapest record to make: a parse finds hundreds of headings."""
 
     line: int
     level: int
     text: str
 
 
-# TaskItem is a frozen dataclass: its generated __init__ sets each field through
+# The model's dataclasses are frozen: their generated __init__ sets each field through
 # object.__setattr__, three times the cost of handing a bare instance its finished __dict__.
-# A parse builds thousands of items, so both parsers do the latter (see `new_task`); eq, hash
-# and repr read the fields as usual (the tests compare such items with constructed ones).
+# A parse builds thousands of items, so the parsers do the latter (`frozen`); eq, hash and repr
+# read the fields as usual (the tests compare such items with constructed ones).
 _new_object = object.__new__
 _set_attribute = object.__setattr__
 
 
-def new_task(fields: dict[str, Any]) -> TaskItem:
-    """A TaskItem whose `__dict__` is `fields` (every field of TaskItem, by name)."""
-    item: TaskItem = _new_object(TaskItem)
-    _set_attribute(item, "__dict__", fields)
-    return item
+def frozen(cls: type[T], fields: dict[str, Any]) -> T:
+    """An instance of dataclass `cls` whose `__dict__` is `fields` (every field, by name)."""
+    instance: T = _new_object(cls)
+    _set_attribute(instance, "__dict__", fields)
+    return instance
 
 
 def headings_of(raw_headings: Sequence[RawHeading], line_count: int) -> tuple[Heading, ...]:
@@ -82,12 +85,13 @@ def headings_of(raw_headings: Sequence[RawHeading], line_count: int) -> tuple[He
     higher level, or at the last line."""
     ends = [line_count - 1] * len(raw_headings)
     open_headings: list[int] = []  # indices, levels strictly increasing
-    for i, rh in enumerate(raw_headings):
-        while open_headings and raw_headings[open_headings[-1]].level >= rh.level:
-            ends[open_headings.pop()] = rh.line - 1
+    for i, (line, level, _) in enumerate(raw_headings):
+        while open_headings and raw_headings[open_headings[-1]][1] >= level:
+            ends[open_headings.pop()] = line - 1
         open_headings.append(i)
     return tuple(
-        Heading(i, rh.line, rh.level, rh.text, ends[i]) for i, rh in enumerate(raw_headings)
+        frozen(Heading, {"index": i, "line": line, "level": level, "text": text, "end_line": end})
+        for i, ((line, level, text), end) in enumerate(zip(raw_headings, ends, strict=True))
     )
 
 
@@ -166,6 +170,6 @@ def assemble(
                     "heading": h if h >= 0 else None,
                     "end_line": last_line(lines, min(raw.end, len(lines)), para_line),
                 }
-                items.append(new_task(fields))
+                items.append(frozen(TaskItem, fields))
         task_of.append(task)
     return Checklist(tuple(items), headings_of(raw_headings, len(lines)), tuple(plain))
