@@ -344,12 +344,13 @@ class Supervisor:
 
 
 async def until(condition: Callable[[], object], timeout: float = 30.0, what: str = "") -> None:
-    """Poll `condition()` on the running loop (never blocking it) until true."""
+    """Poll `condition()` in real time on the running loop (never blocking it) until true:
+    the tests' sockets and servers are real even where the supervisor's clock is not."""
     deadline = time.monotonic() + timeout
     while not condition():
         if time.monotonic() > deadline:
             raise AssertionError(f"not reached in {timeout} s: {what or condition}")
-        await asyncio.sleep(0.05)
+        await asyncio.sleep(0.01)
 
 
 class HostDriver(Protocol):

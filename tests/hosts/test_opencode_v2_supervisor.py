@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from fake_v2 import FakeV2Server
+from scenarios import until
 
 from todo_ls.checklist.model import FileItem
 from todo_ls.config import SupervisorSettings
@@ -75,15 +76,6 @@ class World:
             return session is not None and bool(check(session))
 
         return condition
-
-
-async def until(check: Callable[[], object], timeout: float = 5.0) -> None:
-    """Wait (real time) until the runtime has caught up with the HTTP side."""
-    deadline = time.monotonic() + timeout
-    while not check():
-        if time.monotonic() > deadline:
-            raise AssertionError("condition not reached in time")
-        await asyncio.sleep(0.01)
 
 
 async def settle(world: World) -> None:

@@ -23,7 +23,7 @@ import pytest
 from fake_host import FakeHost, FakeWorkspace
 from fake_v2 import FakeV2Server
 from reliability_support import ServerThread
-from scenarios import closed_port
+from scenarios import closed_port, until
 
 from todo_ls.checklist.model import FileItem
 from todo_ls.config import SupervisorSettings
@@ -70,15 +70,6 @@ def logged() -> Iterator[Logged]:
         yield handler
     finally:
         logger.removeHandler(handler)
-
-
-async def until(condition: Callable[[], Any], timeout: float = 10.0, what: str = "") -> None:
-    """Poll in real time (sockets are real) until `condition()` is true."""
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"condition not met in {timeout} s: {what or condition}")
-        await asyncio.sleep(0.01)
 
 
 @dataclass
