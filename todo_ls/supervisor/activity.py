@@ -264,13 +264,15 @@ class Tracker:
             return self._resync(event, now)
         if isinstance(event, ev.SessionDeleted):
             return self._delete(event.session_id)
+        known = event.session_id in self.sessions
         session = self.get(event.session_id, now)
         was_in_flight = session.in_flight
         effects: list[Effect] = []
         structural = True
         work = isinstance(event, _WORK_EVENTS)
         if isinstance(event, ev.SessionUpdated):
-            self._set_info(event.info, now)
+            # OpenCode repeats unchanged infos (every step updates the session's time).
+            structural = self._set_info(event.info, now) or not known
         elif isinstance(event, ev.TurnStarted):
             if session.busy is None and session.ended_seq == session.turn_seq:
                 session.turn_seq += 1  # a new busy period (v1 repeats busy per step: a level)
@@ -346,12 +348,15 @@ class Tracker:
             session.engaged = True
             session.last_activity = max(session.last_activity, now)
 
-    def _set_info(self, info: ev.SessionInfo, now: float) -> None:
+    def _set_info(self, info: ev.SessionInfo, now: float) -> bool:
+        """Record what `info` says; True when the directory, parent or title changed."""
         session = self.get(info.id, now)
+        before = (session.directory, session.parent_id, session.title)
         session.directory = info.directory or session.directory
         if info.parent_id and info.parent_id != info.id:
             self._set_parent(session, info.parent_id)
         session.title = info.title or session.title
+        return (session.directory, session.parent_id, session.title) != before
 
     def _set_parent(self, session: SessionActivity, parent_id: str) -> None:
         session.parent_id = parent_id
