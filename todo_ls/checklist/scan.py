@@ -392,6 +392,12 @@ def _scan(lines: list[str], found: _Found) -> None:
 
     start_line = _front_matter_end(lines)
     for i, line in enumerate(lines[start_line:], start_line):
+        if not line and not quotes and leaf <= _PARA:
+            # An empty line with only list items open (the most common blank line): as below.
+            if stack and not stack[-1][2]:
+                found.close(stack, cols, len(stack) - 1, i)
+            leaf = _NONE
+            continue
         simple = match_simple(line)
         if simple is not None:
             # The fast path: the steps below, specialised to simple lines. Ordinary text while
