@@ -6,6 +6,8 @@ the CommonMark spec's appendix: each line first continues the open containers (b
 list items), then may open new blocks, and what is left is paragraph text, possibly lazy.
 Where markdown-it-py, the reference, has its own reading of the spec, this module follows
 markdown-it-py; `tests/unit/test_checklist_differential.py` holds the two to the same output.
+Two rare constructs it does not follow (see `_Unsupported`) make `scan` hand the document to
+markdown-it-py itself. Task items are built as their paragraphs start, in the same pass.
 
 Tabs are expanded to tab stops of 4 on lines that contain one: block structure only depends on
 columns, and columns are mapped back to string offsets where the model needs them.
@@ -362,10 +364,12 @@ def scan_only(text: str, registry: StateRegistry | None = None) -> Checklist | N
 
 @cache
 def _default_registry() -> StateRegistry:
+    """The default registry, built once (its markers never change)."""
     return StateRegistry.default()
 
 
 def _scan(lines: list[str], found: _Found) -> None:
+    """Scan `lines` into `found`; raises `_Unsupported` (see there)."""
     items = found.items
     plain = found.plain
     headings = found.headings
