@@ -91,6 +91,9 @@ class FakeV2Server:
     # the POST), or "hang" (the request is taken and never answered).
     nudge_fault: int | Literal["hang"] | None = None
     nudge_posts: int = 0  # every synthetic POST, failed ones included
+    # Set: the inbox events of an answered synthetic POST wait for it. A real host's events
+    # reach the stream a moment after the POST left; a test moves its clock in between.
+    synthetic_events_gate: asyncio.Event | None = None
 
     def __post_init__(self) -> None:
         self._server: asyncio.base_events.Server | None = None
@@ -98,7 +101,7 @@ class FakeV2Server:
         self._connections: set[asyncio.StreamWriter] = set()
         self._seq: dict[str, int] = {}
         self._ids = itertools.count(1)
-        self._tasks: set[asyncio.Task[None]] = set()
+        self._tasks: set[asyncio.Future[None]] = set()
         self._release_hung = asyncio.Event()
 
     # --- lifecycle ----------------------------------------------------------------------
@@ -453,6 +456,14 @@ class FakeV2Server:
         else:
             item["time"] = {"created": _now_ms()}
         await _respond(writer, 200, {"data": item})
+        self._spawn(self._admit_synthetic(session_id, inbox_id, request, payload, delivery))
+
+    async def _admit_synthetic(
+        self, session_id: str, inbox_id: str, request: Json, payload: Json, delivery: str
+    ) -> None:
+        """The events of an admitted synthetic item, then the scripted reaction (a turn)."""
+        if self.synthetic_events_gate is not None:
+            await self.synthetic_events_gate.wait()
         base = {"sessionID": session_id, "inboxID": inbox_id}
         self.emit(
             "session.inbox.enqueued",
@@ -461,9 +472,12 @@ class FakeV2Server:
         self.emit("session.inbox.delivered", base)
         self.emit("session.synthetic", {"sessionID": session_id, **payload})
         if self.on_synthetic is not None and request.get("resume") is not False:
-            task = asyncio.ensure_future(self.on_synthetic(session_id, request))
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
+            self._spawn(self.on_synthetic(session_id, request))
+
+    def _spawn(self, work: Awaitable[None]) -> None:
+        task = asyncio.ensure_future(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     # --- the event stream ---------------------------------------------------------------
 

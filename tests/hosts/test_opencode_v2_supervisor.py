@@ -209,3 +209,30 @@ async def test_lossy_stream_gives_exactly_one_nudge(world: World) -> None:
         world.clock.advance(SETTLE_S + 1)
         await settle(world)
     assert len(world.nudges) == 1
+
+
+async def test_our_nudge_delivered_without_a_turn_is_not_agent_activity(world: World) -> None:
+    # The host admits and delivers the nudge (inbox enqueued / delivered, session.synthetic)
+    # a moment after the POST, and starts no turn: rule 4 holds, so one nudge, not one per
+    # interval until the no-progress pause.
+    world.runtime.settings = SupervisorSettings(settle_ms=200, min_nudge_interval_ms=1000)
+    gate = world.fake.synthetic_events_gate = asyncio.Event()
+    await finished_turn(world)
+    world.clock.advance(0.3)
+    await until(lambda: world.runtime.store.last_sent(SID), 5, "nudge #1 recorded as sent")
+    world.clock.advance(0.05)  # the host's events come after the POST left
+    gate.set()
+    await until(world.seen(lambda s: s.seen_messages and not s.queued), 5, "nudge delivered")
+    for _ in range(6):
+        world.clock.advance(1.0)
+        await settle(world)
+    assert len(world.nudges) == 1
+    [session] = world.runtime.session_statuses()
+    assert (session["state"], session["pausedReason"]) == ("idle", None)
+    # The agent's own turn is activity: the next opportunity gets nudge #2.
+    turns = world.runtime.tracker.sessions[SID].turn_seq
+    await world.fake.run_turn(SID)
+    await until(world.seen(lambda s: s.ended_seq > turns and not s.in_flight), 5, "turn 2 ended")
+    world.clock.advance(1.0)
+    await until(lambda: len(world.nudges) == 2, 5, "nudge #2")
+    assert str(world.nudges[1]["text"]).startswith("Idle nudge #2")

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import pytest
+
 from todo_ls.checklist.model import FileItem
 from todo_ls.config import SupervisorSettings
+from todo_ls.hosts import opencode_v1, opencode_v2
 from todo_ls.supervisor import events as ev
-from todo_ls.supervisor.activity import Tracker, TreeView
+from todo_ls.supervisor.activity import Tracker, TreeView, UserPrompted
 from todo_ls.supervisor.policy import (
     Decision,
     NudgeHistory,
@@ -153,6 +156,87 @@ def test_dedupe_unchanged_set_and_no_activity_since_the_nudge() -> None:
     assert "unchanged" in d.reason
     t.apply(ev.TurnStarted(S), T0 + 20)  # the agent worked after the nudge
     t.apply(ev.TurnEnded(S, "idle"), T0 + 30)
+    assert decide(t, T0 + 100, items, history).send == "idle"
+
+
+# What the hosts send when our nudge reaches an idle session that starts no turn (rule 4).
+# 2.x: the inbox item is admitted and delivered, then `session.synthetic` (reference §3).
+V2_NUDGE_DELIVERED = [
+    {
+        "type": "session.inbox.enqueued",
+        "durable": {"aggregateID": S, "seq": 7},
+        "data": {"sessionID": S, "inboxID": "msg_syn1", "item": {"type": "synthetic"}},
+    },
+    {
+        "type": "session.inbox.delivered",
+        "durable": {"aggregateID": S, "seq": 8},
+        "data": {"sessionID": S, "inboxID": "msg_syn1"},
+    },
+    {
+        "id": "evt_9",
+        "type": "session.synthetic",
+        "durable": {"aggregateID": S, "seq": 9},
+        "data": {"sessionID": S, "text": "Idle nudge #1", "description": "todo-ls idle nudge #1"},
+    },
+]
+# 1.x (recorded from 1.18.33, scenario `nudge_synthetic`): our prompt_async is stored as a user
+# message with a synthetic text part; the session's time moves.
+V1_NUDGE_DELIVERED = [
+    {
+        "type": "message.updated",
+        "properties": {"sessionID": S, "info": {"id": "msg_n1", "sessionID": S, "role": "user"}},
+    },
+    {
+        "type": "message.part.updated",
+        "properties": {
+            "sessionID": S,
+            "part": {
+                "id": "prt_n1",
+                "sessionID": S,
+                "messageID": "msg_n1",
+                "type": "text",
+                "text": "Idle nudge #1",
+                "synthetic": True,
+            },
+        },
+    },
+    {"type": "session.updated", "properties": {"sessionID": S, "info": {"id": S, "title": "plan"}}},
+]
+
+
+def _delivered(host: str) -> list[ev.SessionEvent]:
+    if host == "opencode-v2":
+        memory = opencode_v2.WireMemory()
+        return [e for raw in V2_NUDGE_DELIVERED for e in opencode_v2.normalize(raw, memory)]
+    return opencode_v1.normalize_all(V1_NUDGE_DELIVERED)
+
+
+@pytest.mark.parametrize("host", ["opencode-v1", "opencode-v2"])
+def test_our_nudge_reaching_the_session_is_not_agent_activity(host: str) -> None:
+    t = turn_done()
+    items = open_set(TODOS, [])
+    history = NudgeHistory(T0 + 10, items.hash, 1, 1, 1)
+    for event in _delivered(host):
+        t.apply(event, T0 + 10.2)  # the host's events come a moment after the POST left
+    assert t.view(S).last_work == T0 - 10
+    d = decide(t, T0 + 100, items, history)
+    assert (d.state, d.send) == ("idle", None)
+    assert d.reason == "open items unchanged and no activity since nudge #1"
+    # The agent's own turn after it is activity: the next opportunity is nudged.
+    t.apply(ev.TurnStarted(S), T0 + 20)
+    t.apply(ev.TurnEnded(S, "idle"), T0 + 30)
+    assert decide(t, T0 + 100, items, history).send == "idle"
+
+
+def test_a_synthetic_message_of_someone_else_is_not_agent_activity_a_real_prompt_is() -> None:
+    # Another tool's synthetic message (or a 2.x shell notice) is treated like our nudge.
+    t = turn_done()
+    items = open_set(TODOS, [])
+    history = NudgeHistory(T0 + 10, items.hash, 1, 1, 1)
+    t.apply(ev.UserMessage(S, True, "msg_other"), T0 + 20)
+    assert decide(t, T0 + 100, items, history).send is None
+    effects = t.apply(ev.UserMessage(S, False, "msg_user"), T0 + 30).effects
+    assert effects == (UserPrompted(S),)  # the runtime lifts pauses on it
     assert decide(t, T0 + 100, items, history).send == "idle"
 
 

@@ -8,6 +8,11 @@ A session is idle only when nothing is open: no turn, step, reasoning / text / t
 running tool, background shell, queued input, pending permission, and no busy child. A confirmed
 end of turn (a step finishing with a final reason, or TurnEnded idle / completed / failed /
 interrupted) closes everything a turn owns, which heals spans whose close event was lost.
+
+"The agent did something" (`last_work`, rule 4) means the agent's own turn, step, span, tool,
+shell or todo list, or a real user prompt. Synthetic input (our nudge, or another tool's
+synthetic message: treated alike) and its queueing and delivery are not: they only reach
+the session.
 """
 
 from __future__ import annotations
@@ -146,6 +151,10 @@ class TreeView:
 
 
 # Events that show the agent doing work (not merely the host talking about the session).
+# Input is not among them: a nudge (ours, or another tool's synthetic message) is admitted,
+# queued and delivered without the agent doing anything, and counting that as work would let
+# every nudge clear rule 4's "the agent did nothing since" for the next one. A real user
+# prompt counts through its UserMessage; the turn any input starts counts through its events.
 _WORK_EVENTS = (
     ev.TurnStarted,
     ev.Retrying,
@@ -159,7 +168,6 @@ _WORK_EVENTS = (
     ev.ShellStarted,
     ev.ShellEnded,
     ev.TodosUpdated,
-    ev.InputQueued,
 )
 
 
