@@ -14,16 +14,10 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic.alias_generators import to_camel
 
+from todo_ls.checklist.model import DEFAULT_STATES
+
 Severity = Literal["error", "warning", "information", "hint", "off"]
 HostKind = Literal["auto", "opencode-v1", "opencode-v2"]
-
-DEFAULT_STATES: dict[str, list[str]] = {
-    "open": [" "],
-    "inProgress": ["/"],
-    "blocked": ["?"],
-    "done": ["x", "X"],
-    "canceled": ["~", "-"],
-}
 
 
 class _Model(BaseModel):

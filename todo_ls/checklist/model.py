@@ -12,6 +12,14 @@ from dataclasses import dataclass, field
 STATES: tuple[str, ...] = ("open", "inProgress", "blocked", "done", "canceled")
 OPEN_STATES: frozenset[str] = frozenset({"open", "inProgress", "blocked"})
 CLOSED_STATES: frozenset[str] = frozenset({"done", "canceled"})
+# The default marker characters of each state (the `states` setting's default).
+DEFAULT_STATES: dict[str, list[str]] = {
+    "open": [" "],
+    "inProgress": ["/"],
+    "blocked": ["?"],
+    "done": ["x", "X"],
+    "canceled": ["~", "-"],
+}
 
 
 @dataclass(frozen=True)
@@ -33,8 +41,6 @@ class StateRegistry:
     @classmethod
     def default(cls) -> StateRegistry:
         """The default registry of DESIGN.md."""
-        from todo_ls.config import DEFAULT_STATES
-
         return cls.from_settings(DEFAULT_STATES)
 
     def state_of(self, marker: str) -> str | None:

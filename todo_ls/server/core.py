@@ -5,6 +5,12 @@ Feature modules (diagnostics, code actions, ...) register their handlers on it a
 files), `supervision` (the supervisor bridge), `store` (None when unavailable), `encoding`
 (the negotiated position encoding) and the capability helpers.
 
+Settings become available in one place, `settle`: `initialize` only keeps the raw
+`initializationOptions` and is answered without pydantic or the store (cold start, issue 7);
+`settle` validates them, applies them to the workspace index and opens the store right after
+the answer, before the client's next message is handled (or on the first read of `settings`,
+should that come first).
+
 For the supervisor: `ls.workspace_index.folders` and `ls.workspace_index.file_items(folder)`
 give the open items of each workspace folder; `ls.status_changed()` asks for a new
 `todoLs/status` (coalesced).
@@ -17,7 +23,7 @@ import logging
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 from pygls.capabilities import get_capability
@@ -25,12 +31,14 @@ from pygls.lsp.server import LanguageServer
 
 from todo_ls import __version__
 from todo_ls.checklist import StateRegistry
-from todo_ls.config import Settings
 from todo_ls.server.positions import Encoding
 from todo_ls.server.protocol import TodoProtocol
 from todo_ls.server.supervision import Supervision
-from todo_ls.store import Store
 from todo_ls.workspace import Folder, WorkspaceIndex, normalize
+
+if TYPE_CHECKING:  # pydantic and sqlite3 load after the `initialize` answer (see `settle`)
+    from todo_ls.config import LoadedSettings, Settings
+    from todo_ls.store import Store
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +55,8 @@ class TodoLanguageServer(LanguageServer):
 
     def __init__(self) -> None:
         super().__init__("todo-ls", __version__, protocol_cls=TodoProtocol)
-        self.settings = Settings()
+        self._settings: Settings | None = None  # None: not validated yet (see `settle`)
+        self._open_store_on_settle = False  # `initialize` seen: `settle` opens the store
         self.initial_settings: object = None  # the `todoLs` part of initializationOptions
         self.client_ready = False  # `initialized` arrived: the client shows window/logMessage
         self.workspace_index = WorkspaceIndex()
@@ -107,6 +116,39 @@ class TodoLanguageServer(LanguageServer):
 
     # --- folders, store, settings --------------------------------------------------------
 
+    @property
+    def settings(self) -> Settings:
+        """The validated `todoLs` settings (defaults until `initialize`)."""
+        if self._settings is None:
+            self.settle()
+        assert self._settings is not None
+        return self._settings
+
+    def expect_settings(self, raw: object) -> None:
+        """`initialize`: keep the raw `todoLs` options for `settle` (no validation yet)."""
+        self.initial_settings = raw
+        self._settings = None
+        self._open_store_on_settle = True
+
+    def settle(self) -> None:
+        """Validate the `initializationOptions`, make them current and open the store: the one
+        place where settings become available. Scheduled by `initialize` to run right after
+        its answer; the first read of `settings` runs it earlier if needed. Warnings wait for
+        `initialized` (lifecycle.py), when the client can show them."""
+        if self._settings is not None:
+            return
+        self.use_settings(self.read_settings(self.initial_settings).settings)
+        if self._open_store_on_settle:
+            self._open_store_on_settle = False
+            self.open_store()
+
+    def read_settings(self, raw: object) -> LoadedSettings:
+        """Validate a raw `todoLs` settings object (invalid keys fall back to defaults)."""
+        # pydantic is imported here, never on the path to the `initialize` answer.
+        from todo_ls.config import load_settings
+
+        return load_settings(raw)
+
     def workspace_folders(self) -> list[Folder]:
         """The client's workspace folders; the root URI or the current directory without."""
         found = [Folder.from_uri(f.uri) for f in self.workspace.folders.values()]
@@ -118,6 +160,8 @@ class TodoLanguageServer(LanguageServer):
 
     def open_store(self) -> None:
         """(Re)open the shared store where the settings say; without it, stay in memory."""
+        from todo_ls.store import Store  # sqlite3: not needed to answer `initialize`
+
         state_dir = Path(self.settings.state_dir).expanduser() if self.settings.state_dir else None
         try:
             store = Store.open(state_dir)
@@ -136,7 +180,7 @@ class TodoLanguageServer(LanguageServer):
     def use_settings(self, settings: Settings) -> None:
         """Make `settings` current for every request from now on, telling no one (the
         `initialize` step: the client has seen nothing that could be refreshed)."""
-        self.settings = settings
+        self._settings = settings
         self.workspace_index.configure(
             settings.markdown_files, StateRegistry.from_settings(settings.states)
         )

@@ -1,7 +1,8 @@
 """Initialize / initialized / shutdown and settings.
 
-Settings come from `initializationOptions` (applied during `initialize`, so the client's first
-pulls already see the subscribed files), then from `workspace/configuration` (section
+Settings come from `initializationOptions` (kept by `initialize` and validated right after its
+answer by `TodoLanguageServer.settle`, so the client's first pulls already see the subscribed
+files while `initialize` is answered without pydantic), then from `workspace/configuration` (section
 `todoLs`) on `initialized` and on every `workspace/didChangeConfiguration` (whose `settings`
 is only used by clients that cannot be asked). A bad value is shown once as a warning naming
 the key, and its default is used; unknown keys are logged. When the settings really changed,
@@ -12,6 +13,7 @@ again.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 from collections.abc import Mapping
@@ -19,7 +21,6 @@ from typing import Any
 
 from lsprotocol import types
 
-from todo_ls.config import load_settings
 from todo_ls.server import indexing
 from todo_ls.server.core import TodoLanguageServer
 from todo_ls.server.diagnostics import Diagnostics
@@ -39,7 +40,7 @@ def _section(raw: object) -> object:
 
 def load(ls: TodoLanguageServer, raw: object) -> None:
     """Validate raw settings, report problems, and make them current."""
-    loaded = load_settings(_section(raw))
+    loaded = ls.read_settings(_section(raw))
     for warning in loaded.warnings:
         ls.warn_once(warning)
     if loaded.unknown_keys:
@@ -94,13 +95,17 @@ def register(
 
     @server.feature(types.INITIALIZE)
     def on_initialize(ls: TodoLanguageServer, params: types.InitializeParams) -> None:
-        ls.initial_settings = _section(params.initialization_options)
+        ls.expect_settings(_section(params.initialization_options))
         ls.workspace_index.set_folders(ls.workspace_folders())
-        # Applied now, not after `initialized` pulls workspace/configuration: the client's
-        # first diagnostic and inlay-hint pulls may come before that answer, and Neovim 0.11
-        # cannot be asked to pull again. Warnings are shown once the client is ready.
-        ls.use_settings(load_settings(ls.initial_settings).settings)
-        ls.open_store()
+        # Settled right after the answer, not after `initialized` pulls workspace/configuration:
+        # the client's first diagnostic and inlay-hint pulls may come before that answer, and
+        # Neovim 0.11 cannot be asked to pull again. This handler returns before the answer is
+        # written and the next message is read after call_soon callbacks run, so none sees
+        # the raw options. Warnings are shown once the client is ready.
+        try:
+            asyncio.get_running_loop().call_soon(ls.settle)
+        except RuntimeError:  # called directly, without a running server: settle now
+            ls.settle()
 
     @server.feature(types.INITIALIZED)
     async def on_initialized(ls: TodoLanguageServer, params: types.InitializedParams) -> None:

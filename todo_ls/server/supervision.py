@@ -25,12 +25,12 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
-from todo_ls.config import SupervisorSettings
-from todo_ls.store import Store
 from todo_ls.supervisor.clock import Clock, SystemClock
 
-if TYPE_CHECKING:  # the runtime loads on `initialized`, after the `initialize` answer
+if TYPE_CHECKING:  # these load on `initialized`, after the `initialize` answer
+    from todo_ls.config import SupervisorSettings
     from todo_ls.hosts.base import Host
+    from todo_ls.store import Store
     from todo_ls.supervisor.runtime import Runtime
 
 log = logging.getLogger(__name__)
@@ -174,6 +174,8 @@ class Supervision:
         shared: Store | None = getattr(self._ls, "store", None)
         if shared is not None:
             return shared
+        from todo_ls.store import Store
+
         state_dir = self._ls.settings.state_dir
         self._own_store = Store.open(Path(state_dir).expanduser() if state_dir else None)
         return self._own_store
