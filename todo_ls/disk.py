@@ -17,8 +17,12 @@ import stat
 import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from todo_ls.checklist.edits import MarkerEdit, apply_edits
+from todo_ls import checklist  # the engine loads on first use (server cold start)
+
+if TYPE_CHECKING:
+    from todo_ls.checklist import MarkerEdit
 
 MAX_BYTES = 10 * 1024 * 1024
 BOM = b"\xef\xbb\xbf"
@@ -116,7 +120,7 @@ def write_markers(
     if any(_LINE_BREAK.search(edit.new) for edit in edits):
         return WriteResult(False, "an edit would insert a line break")
     try:
-        text = apply_edits(before.text, edits)
+        text = checklist.apply_edits(before.text, edits)
     except ValueError as err:
         return WriteResult(False, f"{path}: {err}")
     if text == before.text:

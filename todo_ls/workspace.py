@@ -30,17 +30,8 @@ from pathlib import Path
 from typing import Protocol
 from urllib.parse import unquote, urlsplit
 
-from todo_ls.checklist import (
-    OPEN_STATES,
-    Checklist,
-    FileItem,
-    Progress,
-    StateRegistry,
-    document_progress,
-    file_items,
-    parse,
-)
-from todo_ls.checklist.incremental import reparse
+from todo_ls import checklist as engine  # engine functions load on first use
+from todo_ls.checklist import OPEN_STATES, Checklist, FileItem, Progress, StateRegistry
 from todo_ls.disk import DiskError, read_text
 
 log = logging.getLogger(__name__)
@@ -171,11 +162,11 @@ class FileState:
 
     @cached_property
     def progress(self) -> Progress:
-        return document_progress(self.checklist)
+        return engine.document_progress(self.checklist)
 
     def open_items(self, rel_path: str) -> list[FileItem]:
         """The open items as `path:line` references."""
-        return [i for i in file_items(self.checklist, rel_path) if i.state in OPEN_STATES]
+        return [i for i in engine.file_items(self.checklist, rel_path) if i.state in OPEN_STATES]
 
 
 @dataclass
@@ -391,12 +382,12 @@ class WorkspaceIndex:
             lines = split_lines(doc.text)
             # A keystroke re-parses only its section (see checklist.incremental).
             checklist = (
-                reparse(cached.checklist, cached.lines, lines, self._registry)
+                engine.reparse(cached.checklist, cached.lines, lines, self._registry)
                 if cached is not None
                 else None
             )
             if checklist is None:
-                checklist = parse(doc.text, self._registry)
+                checklist = engine.parse(doc.text, self._registry)
             state = FileState(path, doc.uri, doc.text, checklist, version=doc.version, lines=lines)
         else:
             state = self._disk_state(path, cached)
@@ -420,7 +411,7 @@ class WorkspaceIndex:
             path,
             uri,
             disk.text,
-            parse(disk.text, self._registry),
+            engine.parse(disk.text, self._registry),
             stamp=(disk.mtime_ns, disk.size),
         )
 

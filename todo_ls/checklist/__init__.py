@@ -1,14 +1,19 @@
-"""The checklist engine: pure parsing, states, progress and marker edits (no pygls, no I/O)."""
+"""The checklist engine: pure parsing, states, progress and marker edits (no pygls, no I/O).
 
-from todo_ls.checklist.edits import (
-    MarkerEdit,
-    apply_edits,
-    convert_to_task_edit,
-    set_state_edits,
-    toggle_state,
-)
+The model (`model.py`: states, items, the registry) loads with the package. The engine
+functions (parse, edits, progress, incremental re-parse) load on their first use, so that a
+language server answers `initialize` without them (cold start, issue 7): name them as
+attributes of the package (`checklist.parse(...)`) where that matters.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
 from todo_ls.checklist.model import (
     CLOSED_STATES,
+    DEFAULT_STATES,
     OPEN_STATES,
     STATES,
     Checklist,
@@ -19,18 +24,61 @@ from todo_ls.checklist.model import (
     StateRegistry,
     TaskItem,
 )
-from todo_ls.checklist.parse import parse
-from todo_ls.checklist.progress import (
-    descendants,
-    document_progress,
-    file_items,
-    heading_progress,
-    item_progress,
-    section_items,
-)
+
+if TYPE_CHECKING:
+    from todo_ls.checklist.edits import (
+        MarkerEdit,
+        apply_edits,
+        convert_to_task_edit,
+        set_state_edits,
+        toggle_state,
+    )
+    from todo_ls.checklist.incremental import reparse
+    from todo_ls.checklist.parse import parse
+    from todo_ls.checklist.progress import (
+        descendants,
+        document_progress,
+        file_items,
+        heading_progress,
+        item_progress,
+        section_items,
+    )
+
+_ENGINE = {
+    "todo_ls.checklist.edits": (
+        "MarkerEdit",
+        "apply_edits",
+        "convert_to_task_edit",
+        "set_state_edits",
+        "toggle_state",
+    ),
+    "todo_ls.checklist.incremental": ("reparse",),
+    "todo_ls.checklist.parse": ("parse",),
+    "todo_ls.checklist.progress": (
+        "descendants",
+        "document_progress",
+        "file_items",
+        "heading_progress",
+        "item_progress",
+        "section_items",
+    ),
+}
+_MODULE_OF = {name: module for module, names in _ENGINE.items() for name in names}
+
+
+def __getattr__(name: str) -> object:
+    """Load an engine function's module on first use (PEP 562)."""
+    module = _MODULE_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # later lookups are plain attribute reads
+    return value
+
 
 __all__ = [
     "CLOSED_STATES",
+    "DEFAULT_STATES",
     "OPEN_STATES",
     "STATES",
     "Checklist",
@@ -49,6 +97,7 @@ __all__ = [
     "heading_progress",
     "item_progress",
     "parse",
+    "reparse",
     "section_items",
     "set_state_edits",
     "toggle_state",

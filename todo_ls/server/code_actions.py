@@ -11,23 +11,19 @@ diagnostic.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from todo_ls.checklist import (
-    STATES,
-    MarkerEdit,
-    StateRegistry,
-    TaskItem,
-    convert_to_task_edit,
-    descendants,
-    section_items,
-    set_state_edits,
-)
+from todo_ls import checklist as engine  # engine functions load on first use
+from todo_ls.checklist import STATES, StateRegistry, TaskItem
 from todo_ls.server.core import TodoLanguageServer
 from todo_ls.server.edits import workspace_edit
 from todo_ls.server.positions import Encoding
 from todo_ls.workspace import FileState, uri_to_path
+
+if TYPE_CHECKING:
+    from todo_ls.checklist import MarkerEdit
 
 QUICK_FIX = types.CodeActionKind.QuickFix
 
@@ -60,13 +56,14 @@ def item_actions(
     checklist = state.checklist
 
     def to(state_name: str, indices: Sequence[int] = (item.index,)) -> list[MarkerEdit]:
-        return set_state_edits(checklist, indices, state_name, registry)
+        return engine.set_state_edits(checklist, indices, state_name, registry)
 
     closing = diagnostics if item.is_open else ()
     actions = []
     if item.state != "done":
         actions.append(_action("Mark done", state, to("done"), encoding, closing, True))
-    open_children = [i for i in descendants(checklist, item.index) if checklist.items[i].is_open]
+    children = engine.descendants(checklist, item.index)
+    open_children = [i for i in children if checklist.items[i].is_open]
     if open_children:
         edits = to("done", [item.index, *open_children])
         count = len(open_children)
@@ -98,15 +95,15 @@ def line_actions(
         return item_actions(state, item, registry, encoding, diagnostics)
     heading = next((h for h in checklist.headings if h.line == line), None)
     if heading is not None:
-        open_items = [i.index for i in section_items(checklist, heading.index) if i.is_open]
+        open_items = [i.index for i in engine.section_items(checklist, heading.index) if i.is_open]
         if not open_items:
             return []
-        edits = set_state_edits(checklist, open_items, "done", registry)
+        edits = engine.set_state_edits(checklist, open_items, "done", registry)
         title = f"Mark section done ({len(open_items)} items)"
         return [_action(title, state, edits, encoding)]
     plain = next((p for p in checklist.plain_items if p.line == line), None)
     if plain is not None:
-        return [_action("Convert to task", state, [convert_to_task_edit(plain)], encoding)]
+        return [_action("Convert to task", state, [engine.convert_to_task_edit(plain)], encoding)]
     return []
 
 

@@ -8,14 +8,17 @@ atomic, only the marker characters, refused when a line changed since it was rea
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from todo_ls.checklist import MarkerEdit
 from todo_ls.disk import write_markers
 from todo_ls.server.core import TodoLanguageServer
 from todo_ls.server.positions import Encoding
 from todo_ls.workspace import FileState
+
+if TYPE_CHECKING:
+    from todo_ls.checklist import MarkerEdit
 
 
 def text_edits(

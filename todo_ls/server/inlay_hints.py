@@ -6,7 +6,8 @@ from bisect import bisect_left, bisect_right
 
 from lsprotocol import types
 
-from todo_ls.checklist import Progress, heading_progress, item_progress
+from todo_ls import checklist as engine  # engine functions load on first use
+from todo_ls.checklist import Progress
 from todo_ls.server.core import TodoLanguageServer
 from todo_ls.server.positions import Encoding
 from todo_ls.workspace import FileState, uri_to_path
@@ -31,12 +32,12 @@ def progress_hints(
     for heading in checklist.headings[
         bisect_left(heading_lines, first_line) : bisect_right(heading_lines, last_line)
     ]:
-        found.append((heading.line, heading_progress(checklist, heading.index)))
+        found.append((heading.line, engine.heading_progress(checklist, heading.index)))
     item_lines = [i.line for i in checklist.items]
     for item in checklist.items[
         bisect_left(item_lines, first_line) : bisect_right(item_lines, last_line)
     ]:
-        found.append((item.line, item_progress(checklist, item.index)))
+        found.append((item.line, engine.item_progress(checklist, item.index)))
     lines = state.lines
     return [
         types.InlayHint(
