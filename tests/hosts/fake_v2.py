@@ -34,6 +34,7 @@ Json = dict[str, Any]
 Reaction = Callable[[str, Json], Awaitable[None]]
 
 _CLOSE = object()  # queue sentinel: end this subscriber's stream
+_HEARTBEAT = b": heartbeat\n\n"
 
 
 @dataclass(frozen=True)
@@ -86,6 +87,7 @@ class FakeV2Server:
     requests: list[tuple[str, str]] = field(default_factory=list)  # (method, path) log
     on_synthetic: Reaction | None = None  # scripted reaction, run after the POST is answered
     streams_opened: int = 0
+    heartbeats_sent: int = 0  # over every stream: lets a test wait for real time to pass
     streams_dropped_slow: int = 0
     # A fault on the nudge route: an HTTP status (404: the session is deleted right before
     # the POST), or "hang" (the request is taken and never answered).
@@ -532,7 +534,7 @@ class FakeV2Server:
                 try:
                     item = await asyncio.wait_for(sub.queue.get(), self.heartbeat_s)
                 except asyncio.TimeoutError:
-                    item = None if sub.silent else b": heartbeat\n\n"
+                    item = None if sub.silent else _HEARTBEAT
                 if item is _CLOSE:
                     if not writer.transport.is_closing():
                         writer.write(b"0\r\n\r\n")  # a clean end of the chunked body
@@ -541,6 +543,8 @@ class FakeV2Server:
                 if isinstance(item, bytes) and not sub.silent:
                     _write_chunk(writer, item)
                     await writer.drain()
+                    if item is _HEARTBEAT:
+                        self.heartbeats_sent += 1
         finally:
             if sub in self._subscribers:
                 self._subscribers.remove(sub)

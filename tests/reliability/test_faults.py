@@ -4,7 +4,9 @@ nudge, a stream that goes silent, a slow reader dropped by the server, and clock
 
 Each fault must show in the supervisor status (`connected: false` or an error detail), be
 logged once however long it lasts, never cost a duplicate nudge, and heal when the fault goes.
-The runtime's time is a FakeClock; only the sockets use real (short) time.
+The runtime's time is a FakeClock; only the sockets use real (short) time. The tests never
+count on real time passing: they wait (bounded) for conditions on the fake server, the runtime
+and the tracker, and move the clock only once what the host sent has been handled.
 """
 
 from __future__ import annotations
@@ -77,15 +79,33 @@ class Rig:
     runtime: Runtime
     clock: FakeClock
     statuses: list[dict[str, Any]]  # every status the editor would have been sent
+    fake: FakeV2Server | None = None
 
     async def advance(self, seconds: float, step: float = 5.0) -> None:
-        """Move the runtime's time forward in steps, letting background work run."""
+        """Move the runtime's time forward in steps. Before each next step, background work
+        (a nudge being sent) has finished and the runtime has handled the host's events for
+        every nudge delivered so far: they carry the time they arrive at."""
         left = seconds
         while left > 0:
             self.clock.advance(min(step, left))
             left -= step
-            await asyncio.sleep(0.02)
             await self.runtime.settled()
+            await self.deliveries_seen()
+
+    async def deliveries_seen(self) -> None:
+        """Wait until the tracker saw every delivered nudge reach its session."""
+        fake = self.fake
+        if fake is None:
+            return
+        tracker = self.runtime.tracker
+
+        def seen() -> bool:
+            sessions = tracker.sessions.values()
+            delivered = sum(len(s.seen_messages) for s in sessions)
+            queued = any(s.queued for s in sessions)
+            return delivered >= len(fake.synthetic_requests) and not queued
+
+        await until(seen, 10, "the events of the delivered nudges handled")
 
     async def retry_after_backoff(self) -> None:
         """Wait for the failed attempt to arm its back-off timer, then let it expire."""
@@ -102,7 +122,10 @@ class Rig:
 
 @contextlib.asynccontextmanager
 async def rig(
-    tmp_path: Path, connect: Callable[[], Any], settings: SupervisorSettings = SETTINGS
+    tmp_path: Path,
+    connect: Callable[[], Any],
+    settings: SupervisorSettings = SETTINGS,
+    fake: FakeV2Server | None = None,
 ) -> AsyncIterator[Rig]:
     store = Store(tmp_path / "state" / DB_NAME)
     clock = FakeClock(start=time.time())
@@ -120,18 +143,20 @@ async def rig(
     holder.append(runtime)
     runtime.start()
     try:
-        yield Rig(runtime, clock, statuses)
+        yield Rig(runtime, clock, statuses, fake)
     finally:
         await runtime.stop()
         store.close()
 
 
-def v2_connect(fake: FakeV2Server, **http: Any) -> Callable[[], Any]:
-    """Build the real 2.x adapter for `fake` (short timeouts, fast reconnects)."""
+def v2_connect(fake: FakeV2Server, idle_timeout: float = 60.0, **http: Any) -> Callable[[], Any]:
+    """Build the real 2.x adapter for `fake` (short timeouts, fast reconnects). The stream
+    watchdog (`idle_timeout`, real seconds) stays out of the way unless a test is about it:
+    a reconnect in the middle would replace the error a test checks."""
 
     async def connect() -> Host:
         client = HostHttp(fake.url, password=fake.password, **{"timeout": 3.0, **http})
-        return OpenCodeV2Host(client, version=fake.version, backoff=FAST, idle_timeout=0.6)
+        return OpenCodeV2Host(client, version=fake.version, backoff=FAST, idle_timeout=idle_timeout)
 
     return connect
 
@@ -220,21 +245,20 @@ async def test_500_on_the_nudge_is_shown_retried_later_and_sent_once(tmp_path: P
     await fake.start()
     try:
         with logged() as log:
-            async with rig(tmp_path, v2_connect(fake)) as r:
+            async with rig(tmp_path, v2_connect(fake), fake=fake) as r:
                 await idle_with_open_items(fake, r, tmp_path)
-                await r.advance(3.0, step=1.0)
-                await until(lambda: fake.nudge_posts == 1, what="first POST")
-                await r.runtime.settled()
+                await r.advance(3.0, step=1.0)  # the settle: the POST is answered 500
+                assert fake.nudge_posts == 1
                 assert "500" in r.host_status.get("error", ""), r.host_status
                 assert log.count("500") == 1, log.lines
                 await r.advance(30.0)  # the failed delivery is held back, not hammered
                 assert fake.nudge_posts == 1
                 fake.nudge_fault = None
-                await r.advance(60.0)
-                await until(lambda: len(fake.synthetic_requests) == 1, what="delivered")
-                await r.advance(120.0)  # nothing changed since: no second nudge
+                await r.advance(60.0)  # past the hold: sent again, delivered this time
                 assert len(fake.synthetic_requests) == 1
                 assert "error" not in r.host_status, r.host_status  # healed
+                await r.advance(120.0)  # nothing changed since: no second nudge
+                assert len(fake.synthetic_requests) == 1
     finally:
         await fake.stop()
 
@@ -244,12 +268,11 @@ async def test_404_on_the_nudge_drops_the_deleted_session(tmp_path: Path) -> Non
     await fake.start()
     try:
         with logged() as log:
-            async with rig(tmp_path, v2_connect(fake)) as r:
+            async with rig(tmp_path, v2_connect(fake), fake=fake) as r:
                 await idle_with_open_items(fake, r, tmp_path)
                 assert SID in r.sessions()
                 await r.advance(3.0, step=1.0)
-                await until(lambda: fake.nudge_posts == 1)
-                await r.runtime.settled()
+                assert fake.nudge_posts == 1
                 assert SID not in r.sessions()  # gone from the status
                 await r.advance(600.0, step=30.0)
                 assert fake.nudge_posts == 1  # never retried
@@ -266,11 +289,11 @@ async def test_a_nudge_without_an_answer_is_never_sent_twice(tmp_path: Path) -> 
     await fake.start()
     try:
         with logged() as log:
-            async with rig(tmp_path, v2_connect(fake, timeout=0.5)) as r:
+            async with rig(tmp_path, v2_connect(fake, timeout=0.5), fake=fake) as r:
                 await idle_with_open_items(fake, r, tmp_path)
-                await r.advance(3.0, step=1.0)
-                await until(lambda: fake.nudge_posts == 1)
-                await until(lambda: r.runtime.error is not None, what="timeout seen")
+                await r.advance(3.0, step=1.0)  # the POST is taken and never answered
+                assert fake.nudge_posts == 1
+                assert r.runtime.error is not None
                 assert "nudge" in r.host_status["error"]
                 fake.nudge_fault = None
                 await r.advance(600.0, step=30.0)
@@ -287,9 +310,10 @@ async def test_a_silent_stream_reconnects_and_the_nudge_still_goes_once(tmp_path
     fake = FakeV2Server(heartbeat_s=0.1)
     await fake.start()
     try:
-        async with rig(tmp_path, v2_connect(fake)) as r:
+        async with rig(tmp_path, v2_connect(fake, idle_timeout=1.0), fake=fake) as r:
             await until(lambda: r.runtime.connected)
-            await asyncio.sleep(1.0)  # heartbeats alone keep it connected past the watchdog
+            # Heartbeats alone keep it connected past the watchdog (10x its margin).
+            await until(lambda: fake.heartbeats_sent >= 15, what="1.5 s of heartbeats")
             assert fake.streams_opened == 1
             fake.go_silent()  # open, but not a byte more: > 2 heartbeat intervals
             await until(lambda: fake.streams_opened == 2, what="reconnect")
@@ -307,13 +331,14 @@ async def test_server_restart_resyncs_and_nudges_once(tmp_path: Path) -> None:
     fake = FakeV2Server()
     await fake.start()
     try:
-        async with rig(tmp_path, v2_connect(fake)) as r:
+        async with rig(tmp_path, v2_connect(fake), fake=fake) as r:
             fake.add_session(SID, str(tmp_path))
             await until(lambda: r.runtime.connected)
-            fake.set_active(SID)
             await fake.run_turn(SID)  # busy, then idle
-            fake.active.clear()
-            await until(lambda: SID in r.runtime.tracker.sessions)
+            session = lambda: r.runtime.tracker.sessions.get(SID)  # noqa: E731
+            # The end of the turn reached us before the kill (else this is the lost-end case:
+            # the nudge waits stallMinutes, see test_lossy_stream_gives_exactly_one_nudge).
+            await until(lambda: session() is not None and session().ended_confirmed, what="end")
             await fake.stop()  # killed ...
             await until(lambda: not r.runtime.connected)
             assert r.runtime.state_word() == "disconnected"
@@ -333,7 +358,7 @@ async def test_a_slow_reader_is_dropped_and_the_supervisor_recovers(tmp_path: Pa
     try:
         fake_url_ready = server.call(fake.add_session, SID, str(tmp_path))
         assert fake_url_ready["id"] == SID
-        async with rig(tmp_path, v2_connect(fake)) as r:
+        async with rig(tmp_path, v2_connect(fake), fake=fake) as r:
             await until(lambda: r.runtime.connected)
             server.call(fake.set_active, SID)
             big = "x" * 65536

@@ -467,6 +467,10 @@ class Runtime:
         finally:
             self._store.settle_claim(claim.claim_id, sent, sent_at if sent else self._clock.now())
         self._hold.pop(session_id, None)
+        if self.connected:
+            # Connected, the only error left is a failed nudge's, and this one got through:
+            # the status heals now, not at the next reconnect.
+            self._set_error(None)
         first = nudge.headline()
         log.info("supervisor: nudged %s: %s", session_id, first)
         await self._announce(host, view.session.title or session_id, first)
