@@ -2,9 +2,10 @@
 
 Baselines measured alternately in the same run: a bare `python -c pass` and
 `python -c "import pygls.lsp.server"` (spawn to exit), so the server's own start-up cost is
-visible as a difference. One extra run under `python -X importtime` lists which heavy modules
-are loaded before the `initialize` answer: host adapters, httpx and markdown-it-py must not be
-(they load only when the supervisor or a reference parse needs them).
+visible as a difference. One extra run lists which heavy modules are loaded when the server
+writes its `initialize` answer (`sys.modules` at its first write to stdout): pydantic and the
+settings, the store (sqlite3), the checklist engine's parser, the supervisor, host adapters,
+httpx and markdown-it-py must not be (they load right after the answer or when first needed).
 
 Budget (issue 7): initialize response p50 <= 450 ms.
 """
@@ -28,6 +29,15 @@ from lsp_client import SERVER, LspClient, capabilities
 
 BUDGET_P50_MS = 450.0
 LAZY_MODULES = (
+    "pydantic",
+    "todo_ls.config",
+    "sqlite3",
+    "todo_ls.store",
+    "todo_ls.checklist.parse",
+    "todo_ls.checklist.scan",
+    "todo_ls.checklist.edits",
+    "todo_ls.checklist.progress",
+    "todo_ls.supervisor.runtime",
     "httpx",
     "httpx_sse",
     "markdown_it",
@@ -67,19 +77,49 @@ def spawn_once(code: str) -> float:
     return time.perf_counter() - start
 
 
-async def eager_imports(root: Path) -> list[str]:
-    """Which of `LAZY_MODULES` the server imported by the time it answered `initialize`."""
-    command = [sys.executable, "-X", "importtime", *SERVER[1:]]
-    with tempfile.TemporaryFile() as log:  # a file, not a pipe: nobody reads it meanwhile
-        client = await LspClient.spawn(command, cwd=root, stderr=log.fileno())
-        await client.request(
-            "initialize", {"processId": None, "rootUri": root.as_uri(), "capabilities": {}}
-        )
-        await client.close()
-        log.seek(0)
-        lines = log.read().decode(errors="replace").splitlines()
-    imported = {line.rsplit("|", 1)[-1].strip() for line in lines if "|" in line}
-    return [name for name in LAZY_MODULES if name in imported]
+# `python -m todo_ls` with stdout wrapped: at the first write (the `initialize` answer) the
+# names in sys.modules go to the file named by the first argument.
+PROBE = """
+import runpy, sys
+names, out = sys.argv.pop(1), sys.stdout
+
+
+class FirstWrite:
+    seen = False
+
+    def write(self, data):
+        if not FirstWrite.seen:
+            FirstWrite.seen = True
+            with open(names, "w") as f:
+                f.write("\\n".join(sorted(sys.modules)))
+        return out.buffer.write(data)
+
+    def __getattr__(self, name):
+        return getattr(out.buffer, name)
+
+
+class Stdout:
+    buffer = FirstWrite()
+
+    def __getattr__(self, name):
+        return getattr(out, name)
+
+
+sys.stdout = Stdout()
+sys.argv[0] = "todo_ls"
+runpy.run_module("todo_ls", run_name="__main__", alter_sys=True)
+"""
+
+
+async def modules_at_answer(root: Path) -> set[str]:
+    """The modules the server had imported when it wrote its `initialize` answer."""
+    names = root / "modules-at-answer.txt"
+    client = await LspClient.spawn([sys.executable, "-c", PROBE, str(names)], cwd=root)
+    await client.request(
+        "initialize", {"processId": None, "rootUri": root.as_uri(), "capabilities": {}}
+    )
+    await client.close()
+    return set(names.read_text().split())
 
 
 async def main_async(repeats: int) -> None:
@@ -91,7 +131,8 @@ async def main_async(repeats: int) -> None:
             samples["initialize"].append(await initialize_once(root, SERVER))
             samples["python_pass"].append(spawn_once("pass"))
             samples["import_pygls"].append(spawn_once("import pygls.lsp.server"))
-        eager = await eager_imports(root)
+        loaded = await modules_at_answer(root)
+    eager = [name for name in LAZY_MODULES if name in loaded]
     figures: dict[str, Any] = {name: summary(values) for name, values in samples.items()}
     init = statistics.median(samples["initialize"])
     figures["initialize"]["minus_import_pygls_ms"] = ms(
@@ -107,6 +148,11 @@ async def main_async(repeats: int) -> None:
             "repeats": repeats,
             **figures,
             "eager_heavy_imports": eager,
+            "eager_check": {
+                "modules_at_answer": len(loaded),
+                "server_loaded": "todo_ls.server.app" in loaded,
+                "lazy_modules": list(LAZY_MODULES),
+            },
             "budget": {"initialize_p50_ms": BUDGET_P50_MS},
             "within_budget": within and not eager,
         },
