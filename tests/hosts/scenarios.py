@@ -41,11 +41,16 @@ def opencode_binary() -> Path:
     return cache / "opencode" / "node_modules" / "opencode-linux-x64" / "bin" / "opencode"
 
 
-def closed_port() -> int:
-    """A loopback port nothing listens on (free a moment ago; nothing here binds it again)."""
+def free_port() -> int:
+    """A loopback port free a moment ago (the OS hands ephemeral ports out in turn)."""
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+def closed_port() -> int:
+    """A loopback port nothing listens on (free a moment ago; nothing here binds it again)."""
+    return free_port()
 
 
 class OpencodeServer:
@@ -114,6 +119,9 @@ class OpencodeServer:
 
     def start(self, timeout: float = 60.0) -> OpencodeServer:
         """Spawn it and wait for the ready line (requests before it can hang forever)."""
+        # An explicit port: `--port 0` means "4096 if free" in 1.18, OpenCode's default, where
+        # a developer's own todo-ls would find this test server.
+        self.port = self.port or free_port()
         proc = subprocess.Popen(
             [str(self.binary), "serve", "--hostname", "127.0.0.1", "--port", str(self.port)],
             cwd=self.project,

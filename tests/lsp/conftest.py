@@ -8,6 +8,7 @@ applyEdit, dynamic file-watcher registration).
 from __future__ import annotations
 
 import asyncio
+import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,11 @@ import pytest
 import pytest_asyncio
 from lsp_harness import PLAN, TIMEOUT, Editor, start_editor
 from pytest_lsp import LanguageClient
+
+# The fake OpenCode 2.x server of the host tests stands in for a registered service.
+_HOSTS = str(Path(__file__).resolve().parents[1] / "hosts")
+if _HOSTS not in sys.path:
+    sys.path.append(_HOSTS)
 
 
 @pytest.fixture(params=["neovim", "vscode"])

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fake_v2 import FakeV2Server
 from lsp_harness import TIMEOUT, Editor, start_editor
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
@@ -226,13 +227,12 @@ async def test_glob_over_a_symlink_loop_at_startup(
             {"markdownFiles": ["PLAN.md"], "supervisor": {"settleMs": -5}},
             "todoLs.supervisor.settleMs",
         ),
-        ({"markdownFiles": ["PLAN.md"], "supervisor": "on"}, "todoLs.supervisor"),
         (
             {"markdownFiles": ["PLAN.md"], "inlayHints": {"enabled": "maybe"}},
             "todoLs.inlayHints.enabled",
         ),
     ],
-    ids=["files-not-list", "states-clash", "scope", "settle", "supervisor-string", "hints"],
+    ids=["files-not-list", "states-clash", "scope", "settle", "hints"],
 )
 async def test_invalid_settings_warn_once_naming_the_key(editor: Editor, key: str) -> None:
     warnings = [m.message for m in editor.client.messages if m.type == types.MessageType.Warning]
@@ -243,3 +243,30 @@ async def test_invalid_settings_warn_once_naming_the_key(editor: Editor, key: st
     result = await editor.command("todoLs.list", {})
     assert result["total"] in (0, 7)
     assert [m for m in editor.client.messages if m.type == types.MessageType.Error] == []
+
+
+async def test_a_supervisor_section_that_is_no_object_warns_once(
+    root: Path, caps: str, state_dir: Path
+) -> None:
+    """`"supervisor": "on"` falls back to every supervisor default, the default URL included
+    (no `url` can sit beside the bad value). A registered 2.x service (a fake) is found before
+    that URL is probed, so the test server never reaches an OpenCode on 127.0.0.1:4096."""
+    fake = FakeV2Server()
+    await fake.start()
+    fake.write_registration(state_dir / "xdg-state")  # where start_editor points XDG_STATE_HOME
+    settings = {"markdownFiles": ["PLAN.md"], "supervisor": "on"}
+    editor = await start_editor(root, caps, settings, state_dir)
+    try:
+        status = await editor.wait_status(
+            lambda s: s.supervisor.host is not None and s.supervisor.host.connected
+        )
+        assert status.supervisor.host.url == fake.url
+        warnings = [
+            m.message for m in editor.client.messages if m.type == types.MessageType.Warning
+        ]
+        assert len(warnings) == 1 and "todoLs.supervisor" in warnings[0], warnings
+        assert (await editor.command("todoLs.list", {}))["total"] == 7
+    finally:
+        await asyncio.wait_for(editor.client.shutdown_session(), TIMEOUT)
+        await editor.client.stop()
+        await fake.stop()
