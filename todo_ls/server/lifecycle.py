@@ -1,14 +1,14 @@
 """Initialize / initialized / shutdown and settings.
 
-Settings come from `initializationOptions` (kept by `initialize` and validated right after its
-answer by `TodoLanguageServer.settle`, so the client's first pulls already see the subscribed
-files while `initialize` is answered without pydantic), then from `workspace/configuration` (section
-`todoLs`) on `initialized` and on every `workspace/didChangeConfiguration` (whose `settings`
-is only used by clients that cannot be asked). A bad value is shown once as a warning naming
-the key, and its default is used; unknown keys are logged. When the settings really changed,
-the client is asked to refresh its diagnostics and inlay hints where it supports that (code
-lenses follow the status, see status.py), and push clients get their diagnostics published
-again.
+Settings come from `initializationOptions` (kept by `initialize`, validated right after its
+answer by `TodoLanguageServer.settle`: `initialize` is answered without pydantic, and the
+client's first pulls already see the subscribed files), then from `workspace/configuration`
+(section `todoLs`) on `initialized` and on every `workspace/didChangeConfiguration` (whose
+`settings` is only used by clients that cannot be asked). A bad value is shown once as a
+warning naming the key, and its default is used; unknown keys are logged. When the settings
+really changed, the client is asked to refresh its diagnostics and inlay hints where it
+supports that (code lenses follow the status, see status.py), and push clients get their
+diagnostics published again.
 """
 
 from __future__ import annotations
@@ -99,9 +99,9 @@ def register(
         ls.workspace_index.set_folders(ls.workspace_folders())
         # Settled right after the answer, not after `initialized` pulls workspace/configuration:
         # the client's first diagnostic and inlay-hint pulls may come before that answer, and
-        # Neovim 0.11 cannot be asked to pull again. This handler returns before the answer is
-        # written and the next message is read after call_soon callbacks run, so none sees
-        # the raw options. Warnings are shown once the client is ready.
+        # Neovim 0.11 cannot be asked to pull again. pygls writes the answer as soon as this
+        # handler returns and handles the next message only after call_soon callbacks ran, so
+        # no request sees the options unapplied. Warnings are shown once the client is ready.
         try:
             asyncio.get_running_loop().call_soon(ls.settle)
         except RuntimeError:  # called directly, without a running server: settle now
