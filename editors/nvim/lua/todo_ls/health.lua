@@ -4,10 +4,7 @@ local M = {}
 local INSTALL = 'Install the server: `pipx install todo-ls` (or `uv tool install todo-ls`, `pip install todo-ls`)'
 
 local function value(v)
-  if v == vim.NIL then
-    return nil
-  end
-  return v
+  return require('todo_ls')._value(v)
 end
 
 local function first_line(text)

@@ -48,6 +48,7 @@ local function value(v)
   end
   return v
 end
+M._value = value -- shared with health.lua
 
 --- Client:request is a method from 0.11 on and a plain function field before.
 local function request(client, method, params, handler, bufnr)
