@@ -15,6 +15,7 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -314,14 +315,17 @@ class Tmux:
         return self("capture-pane", "-p", "-t", "0")
 
     def wait_for(self, text: str, timeout_s: float = 15) -> str:
+        return self.wait_until(f"{text!r} on screen", lambda screen: text in screen, timeout_s)
+
+    def wait_until(self, what: str, shown: Callable[[str], bool], timeout_s: float = 15) -> str:
         deadline = time.monotonic() + timeout_s
         screen = ""
         while time.monotonic() < deadline:
             screen = self.screen()
-            if text in screen:
+            if shown(screen):
                 return screen
             time.sleep(0.05)  # polling the terminal: it has no event to wait on
-        raise AssertionError(f"{text!r} never appeared on screen:\n{screen}")
+        raise AssertionError(f"never got {what}:\n{screen}")
 
 
 def test_tui_shows_the_status_and_applies_a_code_action(tmp_path: Path, plugin_copy: Path) -> None:
@@ -347,9 +351,12 @@ def test_tui_shows_the_status_and_applies_a_code_action(tmp_path: Path, plugin_c
         choice = re.search(r"^(\d+): Mark done$", menu, re.MULTILINE)
         assert choice, menu
         tmux("send-keys", "-t", "0", choice.group(1), "Enter")
-        after = tmux.wait_for("1/5 open")
+        # The status line and the diagnostics are redrawn separately: wait for both.
+        after = tmux.wait_until(
+            "the new count and the item's diagnostic gone",
+            lambda screen: "1/5 open" in screen and "Open: write the parser" not in screen,
+        )
         assert "- [x] write the parser" in after, after
-        assert "Open: write the parser" not in after
     finally:
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         (ARTIFACTS / "tui.txt").write_text(tmux.screen(), encoding="utf-8")
