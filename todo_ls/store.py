@@ -95,7 +95,7 @@ class Pause:
     """A paused session: no nudges until the user writes or resumes it."""
 
     session_id: str
-    reason: str  # "interrupt" | "no-progress" | "episode-cap" | "user"
+    reason: str  # "interrupt" | "error" | "no-progress" | "episode-cap" | "user"
     since: float  # epoch seconds
 
 

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import httpx
-from fake_model import FakeModel
+from fake_model import FakeModel, http_error
 from fake_model import bash as bash_reply
 from fake_model import text as text_reply
 from fake_v2 import FakeV2Server
@@ -387,6 +387,10 @@ class HostDriver(Protocol):
         """A user prompt whose turn runs one silent tool for `seconds`, then stops."""
         ...
 
+    async def fail_turn(self, session_id: str) -> None:
+        """A real user prompt whose turn ends in an error the host does not retry."""
+        ...
+
     async def interrupt(self, session_id: str) -> None:
         """The user interrupts the running turn (Esc in the TUI)."""
         ...
@@ -432,6 +436,10 @@ class V1Driver:
     async def start_tool(self, session_id: str, seconds: float, command: str) -> None:
         self.model.script(bash_reply(f"sleep {seconds:g}; {command}"), text_reply("Ran it."))
         await asyncio.to_thread(self.server.prompt, session_id, "Run the build.")
+
+    async def fail_turn(self, session_id: str) -> None:
+        self.model.script(http_error(400))  # OpenCode does not retry a 400
+        await asyncio.to_thread(self.server.prompt, session_id, "Work on the plan.")
 
     async def interrupt(self, session_id: str) -> None:
         await asyncio.to_thread(self.server.abort, session_id)
@@ -484,6 +492,10 @@ class V2Driver:
     async def start_tool(self, session_id: str, seconds: float, command: str) -> None:
         self.fake.user_prompt(session_id, "Run the build.")
         self._spawn(session_id, self._tool_turn(session_id, seconds, command))
+
+    async def fail_turn(self, session_id: str) -> None:
+        self.fake.user_prompt(session_id, "Work on the plan.")
+        self._spawn(session_id, self.fake.run_turn(session_id, outcome="failed", pause_s=0.05))
 
     def _spawn(self, session_id: str, work: Coroutine[Any, Any, None]) -> None:
         self._turns[session_id] = asyncio.ensure_future(work)

@@ -124,6 +124,23 @@ async def test_user_interrupt_pauses_and_a_real_prompt_resumes(
     assert nudge.startswith("Idle nudge #1")
 
 
+async def test_a_turn_that_fails_pauses_until_the_user_writes(
+    host: HostDriver, supervise: StartSupervisor
+) -> None:
+    sup = supervise()
+    await connected(sup)
+    sid = await host.create_session("Provider error")
+    await host.fail_turn(sid)
+    await sup.wait_for(lambda s: s.saw(sid, "paused: error ("))
+    await asyncio.sleep(1.2)  # asserting an absence: settle 0.3 s, rate limit 1 s
+    assert sup.nudges(sid) == []
+    assert await host.received_nudges(sid) == []
+    await host.user_prompt(sid, "Try again.")  # the user writes: the pause is lifted
+    await sup.wait_for(lambda s: len(s.nudges(sid)) == 1)
+    [nudge] = await host.received_nudges(sid)
+    assert nudge.startswith("Idle nudge #1")
+
+
 async def test_a_session_of_another_directory_is_ignored(
     host: HostDriver, supervise: StartSupervisor
 ) -> None:

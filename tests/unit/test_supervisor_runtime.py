@@ -335,6 +335,61 @@ async def test_interrupt_pause_can_be_switched_off(tmp_path: Path) -> None:
         await h.close()
 
 
+async def test_a_failed_turn_pauses_until_the_user_writes(h: Harness) -> None:
+    # OpenCode retries retryable provider errors itself; what ends a turn as failed (a 400,
+    # bad credentials, a context overflow) would fail the nudge's turn the same way.
+    failure = ev.TurnEnded(S, "failed", "APIError: bad request (fake)")
+    await h.turn(end=failure)
+    await h.emit(ev.TurnEnded(S, "idle"), ev.TurnEnded(S, "idle"))  # v1 repeats the idle pair
+    await h.advance(600)
+    assert h.host.sent == []
+    assert h.session()["state"] == "paused"
+    assert h.session()["pausedReason"] == "error"
+    assert "paused: error (APIError: bad request (fake))" in h.session()["detail"]
+    await h.turn(prompt="real")  # the user writes: the next turn ends normally
+    assert S not in h.store.pauses()
+    await h.advance(5)
+    assert len(h.host.sent) == 1
+
+
+async def test_resume_after_a_failed_turn_sends_one_nudge_and_the_next_failure_pauses_again(
+    h: Harness,
+) -> None:
+    await h.turn(end=ev.TurnEnded(S, "failed", "ProviderAuthError"))
+    await h.advance(600)
+    assert h.host.sent == []
+    h.rt.resume(S)
+    await h.advance(5)
+    assert len(h.host.sent) == 1
+    await h.turn(prompt=None, end=ev.TurnEnded(S, "failed", "ProviderAuthError"))
+    await h.advance(600)
+    assert len(h.host.sent) == 1
+    assert h.session()["pausedReason"] == "error"
+
+
+async def test_a_failed_child_turn_leaves_its_root_supervised(h: Harness) -> None:
+    child = "ses_child"
+    await h.emit(ev.SessionUpdated(ev.SessionInfo(child, h.project, S, "Explore")))
+    await h.turn(sid=child, prompt=None, end=ev.TurnEnded(child, "failed", "APIError"))
+    await h.turn()
+    await h.advance(5)
+    assert [n.session_id for n in h.host.sent] == [S]
+    assert h.store.pauses() == {}
+
+
+async def test_an_interrupt_or_failure_keeps_the_pause_commands_pause(h: Harness) -> None:
+    await h.turn()
+    h.rt.pause(S)
+    await h.emit(ev.TurnStarted(S))
+    await h.emit(ev.TurnEnded(S, "interrupted", "MessageAbortedError", by_user=True))
+    await h.turn(prompt=None, end=ev.TurnEnded(S, "failed", "APIError"))
+    assert h.store.pauses()[S].reason == "user"  # a prompt would lift the other two
+    await h.turn(prompt="real")
+    await h.advance(600)
+    assert h.host.sent == []
+    assert h.session()["pausedReason"] == "user"
+
+
 async def test_pending_permission_is_waiting_never_nudged(h: Harness) -> None:
     await h.turn()
     await h.emit(ev.TurnStarted(S), ev.PermissionAsked(S, "per_1", "bash rm -rf build"))

@@ -2,7 +2,7 @@
 
 Pure: no asyncio, no I/O. Time comes in as `now` (epoch seconds). The `Tracker` keeps one
 `SessionActivity` per session and turns each event into state changes plus a few `Effect`s the
-runtime must persist (an interrupt pause, a new episode, a deleted session).
+runtime must persist (an interrupt or failure pause, a new episode, a deleted session).
 
 A session is idle only when nothing is open: no turn, step, reasoning / text / tool-input span,
 running tool, background shell, queued input, pending permission, and no busy child. A confirmed
@@ -70,6 +70,8 @@ class SessionActivity:
     turn_seq: int = 0  # counts busy periods
     ended_seq: int = -1  # the busy period whose end we already handled
     interrupt_seq: int = -1  # the busy period whose interrupt we already reported
+    failure_seq: int = -1  # the busy period whose failure we already reported
+    failure: str | None = None  # why the latest busy period failed (None: it did not)
     last_outcome: ev.TurnOutcome | None = None
     last_detail: str | None = None
     todos: tuple[ev.SessionTodo, ...] = ()
@@ -112,6 +114,15 @@ class Interrupted:
 
 
 @dataclass(frozen=True)
+class TurnFailed:
+    """A root session's turn ended in an error the host gave up on (it retries the retryable
+    ones itself): pause it, since a nudge would only run into the same error."""
+
+    session_id: str
+    why: str
+
+
+@dataclass(frozen=True)
 class UserPrompted:
     """A real (non-synthetic) user message reached a root session: a new episode starts."""
 
@@ -123,7 +134,7 @@ class SessionGone:
     session_id: str
 
 
-Effect = Interrupted | UserPrompted | SessionGone
+Effect = Interrupted | TurnFailed | UserPrompted | SessionGone
 
 
 @dataclass(frozen=True)
@@ -240,7 +251,7 @@ class Tracker:
                 sources.append(prefix + _tool_words(tool))
             for shell in s.shells.values():
                 counts["shells"] += 1
-                sources.append(prefix + f'background shell "{_short(shell.command)}"')
+                sources.append(prefix + f'background shell "{clip(shell.command)}"')
             for kind, _ in s.spans:
                 sources.append(prefix + _SPAN_WORDS.get(kind, kind))
             if s.queued:
@@ -284,6 +295,7 @@ class Tracker:
         elif isinstance(event, ev.TurnStarted):
             if session.busy is None and session.ended_seq == session.turn_seq:
                 session.turn_seq += 1  # a new busy period (v1 repeats busy per step: a level)
+                session.failure = None
             session.busy = "busy"
             session.retry_next_at = None
         elif isinstance(event, ev.TurnEnded):
@@ -381,6 +393,12 @@ class Tracker:
             session.interrupt_seq = session.turn_seq
             why = "interrupted by the user" + (f" ({event.detail})" if event.detail else "")
             effects.append(Interrupted(self.root_of(session.id), why))
+        # A child's failure is its parent's tool error: the parent's turn goes on.
+        if event.outcome == "failed":
+            session.failure = clip(event.detail or "error", 120)
+            if session.parent_id is None and session.failure_seq != session.turn_seq:
+                session.failure_seq = session.turn_seq
+                effects.append(TurnFailed(session.id, session.failure))
         return effects + self._end_turn(session, event.outcome, event.detail, now)
 
     def _end_turn(
@@ -435,12 +453,13 @@ class Tracker:
 _SPAN_WORDS = {"reasoning": "reasoning", "text": "writing", "tool-input": "preparing a tool"}
 
 
-def _short(text: str, limit: int = 60) -> str:
+def clip(text: str, limit: int = 60) -> str:
+    """`text` on one line, cut to `limit` characters (for log lines and the status)."""
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _tool_words(tool: ToolRun) -> str:
     if tool.child_session_id:
-        return f'subagent {tool.child_session_id} "{_short(tool.title)}"'
-    return f'tool {tool.tool} "{_short(tool.title)}"' if tool.title else f"tool {tool.tool}"
+        return f'subagent {tool.child_session_id} "{clip(tool.title)}"'
+    return f'tool {tool.tool} "{clip(tool.title)}"' if tool.title else f"tool {tool.tool}"

@@ -14,7 +14,7 @@ from typing import Literal, Protocol
 
 from todo_ls.checklist.model import FileItem
 from todo_ls.config import SupervisorSettings
-from todo_ls.supervisor.activity import TreeView
+from todo_ls.supervisor.activity import TreeView, clip
 from todo_ls.supervisor.events import SessionTodo
 
 SessionState = Literal["working", "idle", "waiting", "stalled", "paused", "done"]
@@ -231,7 +231,9 @@ def describe(view: TreeView, decision: Decision, now: float) -> str:
             parts.append(f"{counts[key]} {word}{'s' if counts[key] != 1 else ''}")
     if view.session.busy == "retry":
         parts.append(f"retry #{view.session.retry_attempt}")
-    if decision.paused_reason:
+    if decision.paused_reason == "error" and view.session.failure:
+        parts.append(f"paused: error ({clip(view.session.failure)})")
+    elif decision.paused_reason:
         parts.append(f"paused: {decision.paused_reason}")
     parts.append(f"quiet {format_duration(decision.quiet_for)}")
     if decision.reason == SETTLING and decision.wake_at is not None:

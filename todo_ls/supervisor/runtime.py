@@ -25,7 +25,15 @@ from todo_ls.config import SupervisorSettings
 from todo_ls.hosts.base import Capability, Host, HostError
 from todo_ls.store import Store
 from todo_ls.supervisor import events as ev
-from todo_ls.supervisor.activity import Applied, Effect, Interrupted, SessionGone, Tracker, TreeView
+from todo_ls.supervisor.activity import (
+    Applied,
+    Effect,
+    Interrupted,
+    SessionGone,
+    Tracker,
+    TreeView,
+    TurnFailed,
+)
 from todo_ls.supervisor.clock import Clock, Timer
 from todo_ls.supervisor.policy import (
     Decision,
@@ -50,7 +58,7 @@ RECONNECT_MAX_S = 30.0
 _COUNTED_WORK = (ev.ToolStarted, ev.ToolEnded, ev.StepStarted, ev.StepEnded)
 _WORK_EVENTS = (ev.SpanStarted, ev.SpanEnded, ev.ToolProgress, *_COUNTED_WORK)
 # Pauses a real user prompt lifts; a pause made by the pause command waits for resume.
-_LIFTED_BY_PROMPT = frozenset({"interrupt", "no-progress", "episode-cap"})
+_LIFTED_BY_PROMPT = frozenset({"interrupt", "error", "no-progress", "episode-cap"})
 
 
 class Workspace(Protocol):
@@ -274,13 +282,27 @@ class Runtime:
         if isinstance(effect, Interrupted):
             if self.settings.pause_on_interrupt:
                 log.info("supervisor: %s %s: paused", effect.session_id, effect.why)
-                self._store.pause(effect.session_id, "interrupt", now)
+                self._pause_unless_user_paused(effect.session_id, "interrupt", now)
+            return
+        if isinstance(effect, TurnFailed):
+            log.warning(
+                "supervisor: %s: the turn failed (%s): paused until you write or resume",
+                effect.session_id,
+                effect.why,
+            )
+            self._pause_unless_user_paused(effect.session_id, "error", now)
             return
         pause = self._store.paused(effect.session_id)
         if pause is not None and pause.reason in _LIFTED_BY_PROMPT:
             log.info("supervisor: %s: the user wrote; pause lifted", effect.session_id)
             self._store.resume(effect.session_id)
         self._store.start_episode(effect.session_id, now)
+
+    def _pause_unless_user_paused(self, session_id: str, reason: str, now: float) -> None:
+        # The pause command's pause waits for resume; a pause a prompt lifts must not replace it.
+        pause = self._store.paused(session_id)
+        if pause is None or pause.reason != "user":
+            self._store.pause(session_id, reason, now)
 
     def _ask_info(self, session_id: str) -> None:
         """Learn the directory and parent of a session no event described yet."""
