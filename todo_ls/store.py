@@ -563,6 +563,27 @@ class Store:
 
         return self._cached(("consecutive_same_hash", session_id, open_hash), read)
 
+    def forget_dormant(self, cutoff: float) -> int:
+        """Forget sessions with no nudge, claim or episode start since `cutoff`: their ledger
+        rows and episodes (a returning session starts again at nudge #1), so the ledger does
+        not grow forever; also todo lists not written since. Pauses stay: the user made them
+        or can see them. Returns how many sessions were forgotten."""
+
+        def body(c: sqlite3.Connection) -> int:
+            dormant = c.execute(
+                "SELECT session_id FROM nudges UNION SELECT session_id FROM episodes "
+                "EXCEPT SELECT session_id FROM nudges "
+                "WHERE COALESCE(settled_at, claimed_at) >= :cutoff "
+                "EXCEPT SELECT session_id FROM episodes WHERE started_at >= :cutoff",
+                {"cutoff": cutoff},
+            ).fetchall()
+            c.executemany("DELETE FROM nudges WHERE session_id = ?", dormant)
+            c.executemany("DELETE FROM episodes WHERE session_id = ?", dormant)
+            c.execute("DELETE FROM session_todos WHERE at < ?", (cutoff,))
+            return len(dormant)
+
+        return self._transaction(body)
+
     # todo lists for hosts without their own
 
     def set_session_todos(self, session_id: str, todos: Sequence[Any], now: float) -> None:

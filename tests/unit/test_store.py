@@ -305,6 +305,41 @@ def test_episodes_are_per_session(store: Store) -> None:
     assert store.episode_nudge_count("ses_1") == 1
 
 
+# forgetting dormant sessions
+
+
+def test_dormant_sessions_are_forgotten_and_active_ones_kept(store: Store) -> None:
+    send(store, 100.0, session="ses_old")
+    send(store, 100.0, session="ses_new")
+    send(store, 5_000.0, session="ses_new")
+    send(store, 100.0, session="ses_prompted")
+    store.start_episode("ses_prompted", 4_000.0)  # the user wrote recently
+    store.start_episode("ses_only_episode", 200.0)
+    store.pause("ses_old", "user", 100.0)
+    store.set_session_todos("ses_old", [{"content": "a"}], 100.0)
+    store.set_session_todos("ses_new", [{"content": "b"}], 5_000.0)
+
+    assert store.forget_dormant(cutoff=1_000.0) == 2  # ses_old, ses_only_episode
+
+    assert store.nudges("ses_old") == []
+    assert len(store.nudges("ses_new")) == 2
+    assert len(store.nudges("ses_prompted")) == 1
+    assert store.session_todos("ses_old") is None
+    assert store.session_todos("ses_new") == [{"content": "b"}]
+    assert store.paused("ses_old") == Pause("ses_old", "user", 100.0)  # pauses stay
+    again = claim(store, 6_000.0, session="ses_old")
+    assert again is not None and again.number == 1  # a returning session starts again
+    assert store.forget_dormant(cutoff=1_000.0) == 0
+
+
+def test_an_old_dead_claim_is_forgotten_a_recent_one_kept(store: Store) -> None:
+    assert claim(store, 900.0) is not None
+    assert store.forget_dormant(cutoff=1_000.0) == 1  # its holder died long ago
+    assert claim(store, 2_000.0) is not None
+    assert store.forget_dormant(cutoff=1_000.0) == 0
+    assert claim(store, 2_001.0) is None  # the unsettled claim still blocks others
+
+
 # session todo lists
 
 

@@ -390,6 +390,27 @@ async def test_an_interrupt_or_failure_keeps_the_pause_commands_pause(h: Harness
     assert h.session()["pausedReason"] == "user"
 
 
+async def test_start_forgets_the_history_of_sessions_quiet_for_a_month(tmp_path: Path) -> None:
+    h = Harness(tmp_path)
+    await h.start()
+    await h.turn()
+    await h.advance(5)
+    assert [n.session_id for n in h.host.sent] == [S]
+    await h.close()
+
+    clock = FakeClock(h.clock.now() + 31 * 24 * 3600)
+    h2 = Harness(tmp_path, clock=clock)
+    try:
+        await h2.start()
+        assert h2.store.nudges(S) == []
+        await h2.turn()
+        await h2.advance(5)
+        [nudge] = h2.host.sent
+        assert nudge.text.startswith("Idle nudge #1")
+    finally:
+        await h2.close()
+
+
 async def test_pending_permission_is_waiting_never_nudged(h: Harness) -> None:
     await h.turn()
     await h.emit(ev.TurnStarted(S), ev.PermissionAsked(S, "per_1", "bash rm -rf build"))

@@ -53,6 +53,8 @@ log = logging.getLogger(__name__)
 CLAIM_EXPIRY_S = 60.0  # a claim whose holder died stops blocking others after this
 LOST_CLAIM_RETRY_S = 10.0  # another process holds the claim: look again after this
 RECONNECT_MAX_S = 30.0
+# Nudge history of sessions quiet for this long is forgotten when supervision starts.
+LEDGER_RETENTION_S = 30 * 24 * 3600.0
 # Events that only show work going on (see `Runtime._still_working`); tools and steps
 # also change the counts the status shows ("1 tool").
 _COUNTED_WORK = (ev.ToolStarted, ev.ToolEnded, ev.StepStarted, ev.StepEnded)
@@ -168,6 +170,9 @@ class Runtime:
     def start(self) -> None:
         """Start watching in the background (on the running loop)."""
         if self._main is None:
+            forgotten = self._store.forget_dormant(self._clock.now() - LEDGER_RETENTION_S)
+            if forgotten:
+                log.info("supervisor: forgot the nudge history of %d dormant sessions", forgotten)
             self._main = asyncio.get_running_loop().create_task(self.run())
 
     async def stop(self) -> None:
