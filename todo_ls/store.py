@@ -399,14 +399,17 @@ class Store:
 
     # pauses
 
-    def pause(self, session_id: str, reason: str, now: float) -> None:
-        """Pause a session (replacing an earlier pause and its reason)."""
+    def pause(
+        self, session_id: str, reason: str, now: float, *, keep_user_pause: bool = False
+    ) -> None:
+        """Pause a session, replacing an earlier pause and its reason; with `keep_user_pause`
+        a pause made by the pause command (reason "user") stays as it is."""
         self._transaction(
             lambda c: c.execute(
                 "INSERT INTO pauses (session_id, reason, since) VALUES (?, ?, ?) "
                 "ON CONFLICT (session_id) DO UPDATE SET reason = excluded.reason, "
-                "since = excluded.since",
-                (session_id, reason, now),
+                "since = excluded.since WHERE NOT ? OR pauses.reason != 'user'",
+                (session_id, reason, now, keep_user_pause),
             )
         )
 

@@ -154,6 +154,19 @@ def test_pause_replace_and_resume(store: Store) -> None:
     assert set(store.pauses()) == {"ses_2"}
 
 
+def test_a_pause_can_keep_the_pause_commands_pause(store: Store) -> None:
+    store.pause("ses_1", "user", 10.0)
+    store.pause("ses_1", "interrupt", 11.0, keep_user_pause=True)
+    store.pause("ses_2", "no-progress", 10.0)
+    store.pause("ses_2", "error", 11.0, keep_user_pause=True)
+    store.pause("ses_3", "error", 12.0, keep_user_pause=True)
+    assert store.pauses() == {
+        "ses_1": Pause("ses_1", "user", 10.0),
+        "ses_2": Pause("ses_2", "error", 11.0),
+        "ses_3": Pause("ses_3", "error", 12.0),
+    }
+
+
 # claims
 
 

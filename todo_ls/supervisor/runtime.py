@@ -287,7 +287,8 @@ class Runtime:
         if isinstance(effect, Interrupted):
             if self.settings.pause_on_interrupt:
                 log.info("supervisor: %s %s: paused", effect.session_id, effect.why)
-                self._pause_unless_user_paused(effect.session_id, "interrupt", now)
+                # Keep a pause command's pause: it waits for resume, this one a prompt lifts.
+                self._store.pause(effect.session_id, "interrupt", now, keep_user_pause=True)
             return
         if isinstance(effect, TurnFailed):
             log.warning(
@@ -295,19 +296,13 @@ class Runtime:
                 effect.session_id,
                 effect.why,
             )
-            self._pause_unless_user_paused(effect.session_id, "error", now)
+            self._store.pause(effect.session_id, "error", now, keep_user_pause=True)
             return
         pause = self._store.paused(effect.session_id)
         if pause is not None and pause.reason in _LIFTED_BY_PROMPT:
             log.info("supervisor: %s: the user wrote; pause lifted", effect.session_id)
             self._store.resume(effect.session_id)
         self._store.start_episode(effect.session_id, now)
-
-    def _pause_unless_user_paused(self, session_id: str, reason: str, now: float) -> None:
-        # The pause command's pause waits for resume; a pause a prompt lifts must not replace it.
-        pause = self._store.paused(session_id)
-        if pause is None or pause.reason != "user":
-            self._store.pause(session_id, reason, now)
 
     def _ask_info(self, session_id: str) -> None:
         """Learn the directory and parent of a session no event described yet."""
