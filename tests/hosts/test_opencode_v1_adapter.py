@@ -5,7 +5,6 @@ from __future__ import annotations
 import logging
 
 import pytest
-from conftest import PASSWORD
 from fake_model import FakeModel, bash, stall, text, todowrite
 from scenarios import EventLog, OpencodeServer
 
@@ -127,6 +126,8 @@ async def test_password_auth_and_401_never_leak_the_password(
     opencode_pw: OpencodeServer, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.DEBUG)
+    password = opencode_pw.password
+    assert password
     for env in ({}, {"OPENCODE_SERVER_PASSWORD": "wrong"}):
         with pytest.raises(HostError) as info:
             await _connect(opencode_pw, env)
@@ -134,7 +135,7 @@ async def test_password_auth_and_401_never_leak_the_password(
         assert "401" in str(info.value)
         assert "OPENCODE_SERVER_PASSWORD" in str(info.value)
 
-    host = await _connect(opencode_pw, {"OPENCODE_SERVER_PASSWORD": PASSWORD})
+    host = await _connect(opencode_pw, {"OPENCODE_SERVER_PASSWORD": password})
     log = EventLog(host.watch())
     await log.wait_for(lambda log: bool(log.of(Resynced)))
     sid = opencode_pw.create_session("Auth")
@@ -143,9 +144,9 @@ async def test_password_auth_and_401_never_leak_the_password(
     await host.aclose()
 
     custom = SupervisorSettings(url=opencode_pw.url, password_env="MY_PW")
-    host = await connect_host(custom, {"MY_PW": PASSWORD})
+    host = await connect_host(custom, {"MY_PW": password})
     await host.aclose()
-    assert PASSWORD not in caplog.text
+    assert password not in caplog.text
     assert caplog.records  # httpx and the adapter did log at DEBUG: the check means something
 
 
