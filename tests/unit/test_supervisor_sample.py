@@ -14,7 +14,13 @@ import pytest
 from todo_ls.config import SupervisorSettings
 from todo_ls.hosts.opencode_v1 import V1Memory, normalize
 from todo_ls.supervisor import events as ev
-from todo_ls.supervisor.activity import Interrupted, SessionGone, Tracker, UserPrompted
+from todo_ls.supervisor.activity import (
+    Interrupted,
+    SessionGone,
+    Tracker,
+    TurnFailed,
+    UserPrompted,
+)
 from todo_ls.supervisor.policy import Decision, NudgeHistory, evaluate, open_set
 
 SAMPLE = Path(__file__).parents[1] / "hosts" / "data" / "opencode-v1-events-sample.jsonl"
@@ -113,6 +119,7 @@ def test_abort_interrupts_once_and_ends_the_turn(scenario: str) -> None:
     sid = only_root(r)
     interrupts = [e for e in r.effects if isinstance(e, Interrupted)]
     assert interrupts == [Interrupted(sid, "interrupted by the user (MessageAbortedError)")]
+    assert not [e for e in r.effects if isinstance(e, TurnFailed)]  # an abort is no failure
     view = r.tracker.view(sid)
     assert not view.in_flight
     assert r.tracker.sessions[sid].last_outcome == "interrupted"
@@ -203,6 +210,10 @@ def test_provider_error_is_a_confirmed_failed_end_seen_once() -> None:
     assert session.last_detail == "APIError: bad request (fake)"
     assert session.ended_confirmed and not r.tracker.view(sid).in_flight
     assert [e for e in r.effects if isinstance(e, Interrupted)] == []
+    # Reported once although the real host follows the error with the idle pair twice.
+    assert [e for e in r.effects if isinstance(e, TurnFailed)] == [
+        TurnFailed(sid, "APIError: bad request (fake)")
+    ]
 
 
 def test_permission_waits_and_a_rejection_pauses() -> None:
