@@ -24,7 +24,7 @@ _LINE_END_RE = re.compile(r"\r\n|\r|\n")
 # inside a line here, a line end is handled by `RawListItem.para_multiline`.
 GFM_SPACE = frozenset(" \t\v\f")
 # A line that ends no item: only whitespace and block quote markers.
-BLANK_RE = re.compile(r"[\s>]*")
+_BLANK_RE = re.compile(r"[\s>]*")
 # What markdown-it-py trims off paragraphs and headings (JavaScript's `trim` minus U+FEFF):
 # Unicode space separators and \t\n\v\f\r, not everything `str.isspace` accepts.
 TRIM = (
@@ -67,8 +67,9 @@ class RawHeading(NamedTuple):
 
 # The model's dataclasses are frozen: their generated __init__ sets each field through
 # object.__setattr__, three times the cost of handing a bare instance its finished __dict__.
-# A parse builds thousands of items, so the parsers do the latter (`frozen`); eq, hash and repr
-# read the fields as usual (the tests compare such items with constructed ones).
+# A parse builds hundreds of headings, so the parsers do the latter (`frozen`); eq, hash and
+# repr read the fields as usual (the tests compare such headings with constructed ones). Task
+# items have slots, no `__dict__`: the scanner builds them its own way (`scan._OpenTask`).
 _new_object = object.__new__
 _set_attribute = object.__setattr__
 
@@ -99,9 +100,19 @@ def last_line(lines: Sequence[str], end: int, first: int) -> int:
     """An item's last line: before its exclusive `end`, trailing blank lines not counted, but
     never before `first` (the line of its task box)."""
     last = end - 1
-    while last > first and BLANK_RE.fullmatch(lines[last]):
+    while last > first and is_blank(lines[last]):
         last -= 1
     return last
+
+
+def is_blank(line: str) -> bool:
+    """Whether `line` holds only whitespace and block quote markers (it ends no item).
+
+    Most lines asked about are an item's last line, not blank: the string methods reject them
+    at a few times less than the cost of a regex match, which a parse pays for thousands of
+    items; the regex is left for lines with a `>` in them.
+    """
+    return not line or line.isspace() or (">" in line and _BLANK_RE.fullmatch(line) is not None)
 
 
 # The container markers that open a line: block quotes and list markers (a list marker is
@@ -157,19 +168,19 @@ def assemble(
                 while heading_lines[h + 1] < para_line:
                     h += 1
                 task = len(items)
-                fields = {
-                    "index": task,
-                    "line": para_line,
-                    "bullet_col": bullet_col(lines, raw.bullet_line, para_line, col),
-                    "marker_col": col + 1,
-                    "marker": line[col + 1],
-                    "state": state,
-                    "text": text,
-                    "depth": 0 if parent_task is None else items[parent_task].depth + 1,
-                    "parent": parent_task,
-                    "heading": h if h >= 0 else None,
-                    "end_line": last_line(lines, min(raw.end, len(lines)), para_line),
-                }
-                items.append(frozen(TaskItem, fields))
+                item = TaskItem(
+                    index=task,
+                    line=para_line,
+                    bullet_col=bullet_col(lines, raw.bullet_line, para_line, col),
+                    marker_col=col + 1,
+                    marker=line[col + 1],
+                    state=state,
+                    text=text,
+                    depth=0 if parent_task is None else items[parent_task].depth + 1,
+                    parent=parent_task,
+                    heading=h if h >= 0 else None,
+                    end_line=last_line(lines, min(raw.end, len(lines)), para_line),
+                )
+                items.append(item)
         task_of.append(task)
     return Checklist(tuple(items), headings_of(raw_headings, len(lines)), tuple(plain))

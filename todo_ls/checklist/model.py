@@ -57,7 +57,7 @@ class StateRegistry:
         return state in OPEN_STATES
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class TaskItem:
     """One GFM task item (`- [ ] text`)."""
 
