@@ -70,6 +70,20 @@ async def connected(sup: Supervisor, times: int = 1) -> None:
     await sup.wait_for(lambda s: sum(line.startswith("connected") for line in s.lines) >= times)
 
 
+async def paused_until_the_user_writes(
+    host: HostDriver, sup: Supervisor, sid: str, shown: str
+) -> None:
+    """The session shows `shown`, gets no nudge meanwhile, and a real prompt lifts the pause."""
+    await sup.wait_for(lambda s: s.saw(sid, shown))
+    await asyncio.sleep(1.2)  # asserting an absence: settle 0.3 s, rate limit 1 s
+    assert sup.nudges(sid) == []
+    assert await host.received_nudges(sid) == []
+    await host.user_prompt(sid, "Carry on.")  # a real user prompt lifts the pause
+    await sup.wait_for(lambda s: len(s.nudges(sid)) == 1)
+    [nudge] = await host.received_nudges(sid)
+    assert nudge.startswith("Idle nudge #1")
+
+
 async def test_idle_nudge_names_the_open_markdown_items_by_path_and_line(
     host: HostDriver, supervise: StartSupervisor
 ) -> None:
@@ -114,14 +128,7 @@ async def test_user_interrupt_pauses_and_a_real_prompt_resumes(
     await host.start_tool(sid, 30, "echo never")
     await sup.wait_for(lambda s: s.saw(sid, "working · 1 tool"))
     await host.interrupt(sid)
-    await sup.wait_for(lambda s: s.saw(sid, "paused: interrupt"))
-    await asyncio.sleep(1.2)  # asserting an absence: settle 0.3 s, rate limit 1 s
-    assert sup.nudges(sid) == []
-    assert await host.received_nudges(sid) == []
-    await host.user_prompt(sid, "Carry on.")  # a real user prompt lifts the interrupt pause
-    await sup.wait_for(lambda s: len(s.nudges(sid)) == 1)
-    [nudge] = await host.received_nudges(sid)
-    assert nudge.startswith("Idle nudge #1")
+    await paused_until_the_user_writes(host, sup, sid, "paused: interrupt")
 
 
 async def test_a_turn_that_fails_pauses_until_the_user_writes(
@@ -131,14 +138,7 @@ async def test_a_turn_that_fails_pauses_until_the_user_writes(
     await connected(sup)
     sid = await host.create_session("Provider error")
     await host.fail_turn(sid)
-    await sup.wait_for(lambda s: s.saw(sid, "paused: error ("))
-    await asyncio.sleep(1.2)  # asserting an absence: settle 0.3 s, rate limit 1 s
-    assert sup.nudges(sid) == []
-    assert await host.received_nudges(sid) == []
-    await host.user_prompt(sid, "Try again.")  # the user writes: the pause is lifted
-    await sup.wait_for(lambda s: len(s.nudges(sid)) == 1)
-    [nudge] = await host.received_nudges(sid)
-    assert nudge.startswith("Idle nudge #1")
+    await paused_until_the_user_writes(host, sup, sid, "paused: error (")
 
 
 async def test_a_session_of_another_directory_is_ignored(
