@@ -178,7 +178,14 @@ def _stop(
             return None  # lost the race to a parallel process of the same Stop
         answer = protocol.block_answer(hook.host, core.block_reason(items, claim.number))
     store.record_hook_session(
-        sid, hook.host, str(folder), verdict.state, now, detail=verdict.detail, turn=hook.turn
+        sid,
+        hook.host,
+        str(folder),
+        verdict.state,
+        now,
+        paused=verdict.paused,
+        detail=verdict.detail,
+        turn=hook.turn,
     )
     return answer
 
