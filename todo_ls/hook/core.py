@@ -37,7 +37,10 @@ def transition(hook: HookInput, pause_on_interrupt: bool) -> Transition:
     if event == "prompt":
         return Transition("working", turn=hook.turn or _prompt_key(hook), new_episode=True)
     if event == "session-start":
-        return Transition("idle", detail=f"session {hook.text('source') or 'started'}")
+        source = hook.text("source")
+        if source == "compact":  # the conversation was compacted, mid-turn perhaps
+            return Transition(None)
+        return Transition("idle", detail=f"session {source or 'started'}")
     if event == "session-end":
         return Transition("ended", detail=hook.text("reason"))
     if event == "notification":
