@@ -39,7 +39,7 @@ from benchutil import report, rss_kib, summary
 from todo_ls.config import SupervisorSettings
 from todo_ls.hosts.base import Capability, HostInfo
 from todo_ls.hosts.http import _SseDecoder  # the decoder the adapters' event streams use
-from todo_ls.hosts.opencode_v1 import V1Memory, normalize
+from todo_ls.hosts.opencode_v1.events import V1Memory, normalize
 from todo_ls.store import Store
 from todo_ls.supervisor import events as ev
 from todo_ls.supervisor.clock import SystemClock

@@ -17,7 +17,8 @@ from fake_v2 import NEWER, OPENAPI_BUILD, FakeV2Server, Variant
 
 from todo_ls.hosts.base import Capability, HostError
 from todo_ls.hosts.http import Backoff, HostHttp
-from todo_ls.hosts.opencode_v2 import OpenCodeV2Host, identify
+from todo_ls.hosts.opencode_v2.adapter import OpenCodeV2Host
+from todo_ls.hosts.opencode_v2.identity import identify
 from todo_ls.supervisor import events as ev
 
 pytestmark = pytest.mark.timeout(30)
@@ -257,13 +258,13 @@ async def test_a_server_that_stays_down_is_logged_once(caplog: pytest.LogCapture
     fake = await _server()
     host = _host(fake)
     events = Events(host)
-    caplog.set_level(logging.DEBUG, logger="todo_ls.hosts.opencode_v2")
+    caplog.set_level(logging.DEBUG, logger="todo_ls.hosts.opencode_v2.adapter")
 
     def lines(level: int, words: str) -> list[str]:
         return [
             r.getMessage()
             for r in caplog.records
-            if r.name == "todo_ls.hosts.opencode_v2" and r.levelno == level
+            if r.name == "todo_ls.hosts.opencode_v2.adapter" and r.levelno == level
             if words in r.getMessage()
         ]
 
