@@ -45,7 +45,7 @@ class Probe:
 
 
 def _v1_build(http: HostHttp, version: str, directories: Sequence[str]) -> Host:
-    return v1_adapter.OpencodeV1Host(http, version=version, directories=directories)
+    return v1_adapter.OpenCodeV1Host(http, version=version, directories=directories)
 
 
 def _v2_build(http: HostHttp, version: str, directories: Sequence[str]) -> Host:

@@ -2,5 +2,5 @@
 
 - `events`: the pure translation of the event stream (`normalize`, `V1Memory`).
 - `identity`: recognising a 1.x server by its `/global/health` body.
-- `adapter`: `OpencodeV1Host`, the `Host` seam (stream, resync, reads, nudge, toast).
+- `adapter`: `OpenCodeV1Host`, the `Host` seam (stream, resync, reads, nudge, toast).
 """

@@ -43,7 +43,7 @@ HEARTBEAT_INTERVAL = 10.0  # seconds between `server.heartbeat` events (observed
 _TOAST_VARIANTS = frozenset({"info", "success", "warning", "error"})
 
 
-class OpencodeV1Host:
+class OpenCodeV1Host:
     """`Host` for an OpenCode 1.x server. `directories` are the workspace folders: the busy
     snapshot of v1 is per directory, so resync asks each of them."""
 
