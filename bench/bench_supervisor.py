@@ -111,9 +111,6 @@ class MemoryHost:
     async def busy_sessions(self) -> Mapping[str, ev.BusyKind]:
         return {}
 
-    async def todos(self, session_id: str) -> tuple[ev.SessionTodo, ...] | None:
-        return None
-
     async def nudge(self, session_id: str, text: str, description: str) -> None:
         self.nudged.setdefault(session_id, time.perf_counter())
 

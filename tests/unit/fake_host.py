@@ -80,9 +80,6 @@ class FakeHost:
     async def busy_sessions(self) -> Mapping[str, ev.BusyKind]:
         return dict(self.busy_on_nudge_check)
 
-    async def todos(self, session_id: str) -> tuple[ev.SessionTodo, ...] | None:
-        return None
-
     async def nudge(self, session_id: str, text: str, description: str) -> None:
         if self.nudge_error is not None:
             raise self.nudge_error

@@ -39,9 +39,7 @@ log = logging.getLogger(__name__)
 
 KIND: Literal["opencode-v2"] = "opencode-v2"
 PASSWORD_ENV = "OPENCODE_PASSWORD"  # `opencode serve` in the foreground; the service: service.json
-CAPABILITIES = frozenset(
-    {Capability.EVENTS, Capability.SESSION_INFO, Capability.BUSY_SNAPSHOT, Capability.NUDGE}
-)
+CAPABILITIES = frozenset({Capability.SESSION_INFO, Capability.BUSY_SNAPSHOT})
 DEFAULT_DESCRIPTION = "todo-ls nudge"  # the TUI hides a synthetic message without description
 
 
@@ -124,10 +122,6 @@ class OpenCodeV2Host:
         if not isinstance(data, dict):
             raise HostError("protocol", "GET /api/session/active: no data map in the answer")
         return {str(sid): "busy" for sid in data}
-
-    async def todos(self, session_id: str) -> tuple[ev.SessionTodo, ...] | None:
-        """2.x has no session todo list: markdown files only."""
-        return None
 
     async def nudge(self, session_id: str, text: str, description: str) -> None:
         """`POST /api/session/{id}/synthetic {text, description}` (default delivery: steer and
