@@ -28,7 +28,7 @@ import re
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator, Iterator, Mapping
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -110,6 +110,9 @@ class MemoryHost:
 
     async def busy_sessions(self) -> Mapping[str, ev.BusyKind]:
         return {}
+
+    def set_directories(self, directories: Sequence[str]) -> None:
+        pass  # one folder, never changed
 
     async def nudge(self, session_id: str, text: str, description: str) -> None:
         self.nudged.setdefault(session_id, time.perf_counter())

@@ -10,7 +10,7 @@ neither (2.x: markdown files only).
 from __future__ import annotations
 
 import enum
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
@@ -63,6 +63,10 @@ class Host(Protocol):
 
     async def busy_sessions(self) -> Mapping[str, BusyKind]:
         """The busy snapshot: sessions not idle."""
+        ...
+
+    def set_directories(self, directories: Sequence[str]) -> None:
+        """The workspace folders changed; later snapshots cover these (1.x asks per folder)."""
         ...
 
     async def nudge(self, session_id: str, text: str, description: str) -> None:

@@ -158,6 +158,7 @@ class Runtime:
         self._tasks: set[asyncio.Task[Any]] = set()
         self._sending: set[str] = set()
         self._asked_info: set[str] = set()
+        self._host_folders: tuple[str, ...] | None = None  # last handed to `host`
         self._main: asyncio.Task[None] | None = None
         self._stopped = False
 
@@ -200,7 +201,9 @@ class Runtime:
             try:
                 if self.host is None:
                     self.host = await self._connect()
+                    self._host_folders = None  # the folders may have changed meanwhile
                     self._set_error(None)
+                self._sync_folders()
                 attempt = 0
                 async for event in self.host.watch():
                     self.handle(event)
@@ -426,9 +429,19 @@ class Runtime:
         self.evaluate(session_id)
 
     def files_changed(self) -> None:
-        """Subscribed files or their items changed: every session may decide differently."""
+        """Subscribed files, their items or the workspace folders changed: every session may
+        decide differently."""
+        self._sync_folders()
         for session in self.tracker.roots():
             self.evaluate(session.id)
+
+    def _sync_folders(self) -> None:
+        """Hand the host the workspace folders when they differ from what it has (the 1.x
+        busy snapshot and resync ask per folder, so a folder added later must reach it)."""
+        folders = tuple(self._workspace.folders())
+        if self.host is not None and folders != self._host_folders:
+            self.host.set_directories(folders)
+            self._host_folders = folders
 
     # --- sending ----------------------------------------------------------------------------
 

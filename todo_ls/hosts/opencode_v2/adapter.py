@@ -16,7 +16,7 @@ import asyncio
 import contextlib
 import logging
 import os
-from collections.abc import AsyncIterator, Callable, Iterator, Mapping
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 from urllib.parse import quote
@@ -122,6 +122,10 @@ class OpenCodeV2Host:
         if not isinstance(data, dict):
             raise HostError("protocol", "GET /api/session/active: no data map in the answer")
         return {str(sid): "busy" for sid in data}
+
+    def set_directories(self, directories: Sequence[str]) -> None:
+        """Nothing to do: the 2.x stream and busy snapshot cover every location, and the
+        supervisor scopes sessions to the workspace folders itself."""
 
     async def nudge(self, session_id: str, text: str, description: str) -> None:
         """`POST /api/session/{id}/synthetic {text, description}` (default delivery: steer and
