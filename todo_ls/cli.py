@@ -56,7 +56,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     logging.getLogger("pygls").setLevel(logging.WARNING)
     if command == "supervise":
-        from todo_ls.supervise import run_supervise
+        from todo_ls.headless import run_supervise
 
         return run_supervise(url=args.url, directory=args.directory, settings=args.settings)
     from todo_ls.server.app import serve

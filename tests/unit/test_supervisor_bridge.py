@@ -1,4 +1,4 @@
-"""The server bridge (`todo_ls.server.supervision`) and headless `todo-ls supervise`."""
+"""The server bridge (`todo_ls.server.supervisor_bridge`) and headless `todo-ls supervise`."""
 
 from __future__ import annotations
 
@@ -15,10 +15,10 @@ import pytest
 from fake_host import ALL_CAPABILITIES, FakeHost
 
 from todo_ls.config import Settings, SupervisorSettings
+from todo_ls.headless import run_supervise, supervise
 from todo_ls.hosts.base import Capability, Host
-from todo_ls.server.supervision import Supervision
+from todo_ls.server.supervisor_bridge import Supervision
 from todo_ls.store import Store
-from todo_ls.supervise import run_supervise, supervise
 from todo_ls.supervisor import events as ev
 from todo_ls.supervisor.clock import FakeClock
 from todo_ls.workspace import Folder, WorkspaceIndex
