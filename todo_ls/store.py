@@ -105,7 +105,7 @@ class NudgeRecord:
 
     session_id: str
     open_hash: str
-    at: float  # epoch seconds: when it was settled (sent), else when it was claimed
+    at: float  # epoch seconds: when its outcome was recorded (sent), else when it was claimed
     owner: str
     kind: str  # "idle" | "stall" | "manual"
     state: str  # "claimed" | "sent" | "failed"
@@ -114,7 +114,7 @@ class NudgeRecord:
 
 @dataclass(frozen=True)
 class Claim:
-    """A granted claim: the holder may send exactly this nudge, then must settle it."""
+    """A granted claim: the holder may send exactly this nudge, then must record its outcome."""
 
     claim_id: int
     session_id: str
@@ -469,10 +469,10 @@ class Store:
         expiry: float,
     ) -> Claim | None:
         """Grant a claim unless, for this session, a nudge was sent within `min_interval` or
-        another live (unexpired, unsettled) claim exists. One transaction (BEGIN IMMEDIATE).
+        another live (unexpired, no outcome yet) claim exists. One transaction (BEGIN IMMEDIATE).
 
-        A claim whose holder died (never settled) stops blocking at its `expires_at`; it is
-        then recorded as failed."""
+        A claim whose holder died (no outcome recorded) stops blocking at its `expires_at`; it
+        is then recorded as failed."""
 
         def body(c: sqlite3.Connection) -> Claim | None:
             future = now + CLOCK_SET_BACK_S
@@ -505,7 +505,7 @@ class Store:
 
         return self._transaction(body)
 
-    def settle_claim(self, claim_id: int, sent: bool, now: float) -> None:
+    def record_claim_outcome(self, claim_id: int, sent: bool, now: float) -> None:
         """Record the outcome of a granted claim. A sent nudge is always recorded as sent (the
         ledger must match what the agent received, even if the claim had expired meanwhile)."""
         self._transaction(

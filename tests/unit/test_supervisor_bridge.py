@@ -69,14 +69,14 @@ class Bridge:
         self.hosts.append(host)
         return host
 
-    async def settle(self) -> None:
+    async def drain(self) -> None:
         for _ in range(5):
             await asyncio.sleep(0)
         if self.hosts:
             await self.hosts[-1].drained()
         runtime = self.sup._runtime
         if runtime is not None:
-            await runtime.settled()
+            await runtime.drain()
 
     async def turn(self) -> None:
         host = self.hosts[-1]
@@ -87,7 +87,7 @@ class Bridge:
             ev.TodosUpdated(S, (ev.SessionTodo("Add tests", "pending", "high"),)),
             ev.TurnEnded(S, "idle"),
         )
-        await self.settle()
+        await self.drain()
 
 
 async def test_not_running_answers() -> None:
@@ -108,7 +108,7 @@ async def test_disabled_never_starts(tmp_path: Path) -> None:
     b = Bridge(tmp_path)
     b.ls.settings = Settings(supervisor=SupervisorSettings(enabled=False))
     b.sup.start()
-    await b.settle()
+    await b.drain()
     assert b.hosts == []
     assert b.sup.status() == {"enabled": False, "host": None, "sessions": []}
 
@@ -117,12 +117,12 @@ async def test_runs_nudges_with_file_refs_and_tells_the_editor(tmp_path: Path) -
     b = Bridge(tmp_path, ALL_CAPABILITIES - {Capability.TOAST})
     (b.ls.project / "PLAN.md").write_text(PLAN)
     b.sup.start()
-    await b.settle()
+    await b.drain()
     assert b.sup.status()["host"]["connected"] is True
     await b.turn()
     assert b.sup.state_word() == "idle"
     b.clock.advance(5)
-    await b.settle()
+    await b.drain()
     sent = b.hosts[-1].sent
     assert len(sent) == 1
     assert sent[0].text.startswith("Idle nudge #1 — the session went idle with 3 of 4 todos left.")
@@ -147,23 +147,23 @@ async def test_runs_nudges_with_file_refs_and_tells_the_editor(tmp_path: Path) -
 async def test_restarts_only_when_supervisor_settings_change(tmp_path: Path) -> None:
     b = Bridge(tmp_path)
     b.sup.start()
-    await b.settle()
+    await b.drain()
     first = b.sup._runtime
     b.ls.settings = b.ls.settings.model_copy(update={"markdown_files": ["TODO.md"]})
     b.sup.settings_changed()
-    await b.settle()
+    await b.drain()
     assert b.sup._runtime is first
     changed = b.ls.settings.supervisor.model_copy(update={"settle_ms": 1000})
     b.ls.settings = b.ls.settings.model_copy(update={"supervisor": changed})
     b.sup.settings_changed()
-    await b.settle()
+    await b.drain()
     assert b.sup._runtime is not first
     assert b.sup._runtime is not None and b.sup._runtime.settings.settle_ms == 1000
     assert len(b.hosts) == 2 and b.hosts[0].closed
     off = changed.model_copy(update={"enabled": False})
     b.ls.settings = b.ls.settings.model_copy(update={"supervisor": off})
     b.sup.settings_changed()
-    await b.settle()
+    await b.drain()
     assert b.sup._runtime is None
     assert b.sup.status() == {"enabled": False, "host": None, "sessions": []}
     await b.sup.stop()
@@ -176,7 +176,7 @@ async def test_without_a_shared_store_it_opens_its_own(
     b = Bridge(tmp_path)
     b.ls.store = None
     b.sup.start()
-    await b.settle()
+    await b.drain()
     assert (tmp_path / "state").is_dir()
     await b.sup.stop()
 
