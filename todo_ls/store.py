@@ -26,6 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+from todo_ls.supervisor.clock import CLOCK_SET_BACK_S
+
 if sys.platform != "win32":
     import fcntl
 
@@ -72,9 +74,6 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
-# A ledger time further ahead of `now` than this was written before the clock was set back
-# (no lock wait lasts this long); it must not block nudges until the clock catches up.
-CLOCK_SET_BACK_S = 300.0
 
 _LOCK_RETRIES = 8
 _READ_CACHE_SIZE = 4096  # cached query results kept before the read cache starts over
