@@ -34,9 +34,10 @@ def _parser() -> argparse.ArgumentParser:
     supervise.add_argument("--log-level", default="WARNING", help="stderr log level")
     supervise.add_argument(
         "--settings",
-        metavar="JSON",
-        help="todoLs settings as a JSON object, as an editor sends them, e.g. "
-        '\'{"supervisor": {"settleMs": 2000}}\' (--url wins over supervisor.url)',
+        metavar="JSON|FILE",
+        help="todoLs settings as a JSON object, as an editor sends them, inline or the path "
+        'of a JSON file, e.g. \'{"supervisor": {"settleMs": 2000}}\' (--url wins over '
+        "supervisor.url)",
     )
     return parser
 

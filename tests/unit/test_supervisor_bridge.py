@@ -15,7 +15,7 @@ import pytest
 from fake_host import ALL_CAPABILITIES, FakeHost
 
 from todo_ls.config import Settings, SupervisorSettings
-from todo_ls.headless import run_supervise, supervise
+from todo_ls.headless import run_supervise, supervise, supervisor_settings
 from todo_ls.hosts.base import Capability, Host
 from todo_ls.server.supervisor_bridge import Supervision
 from todo_ls.store import Store
@@ -244,6 +244,37 @@ def test_bad_arguments_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert run_supervise(None, str(tmp_path / "nope")) == 2
     err = capsys.readouterr().err
     assert err.startswith("todo-ls supervise: --directory") and err.endswith("is not a directory\n")
+
+
+def test_settings_come_inline_or_from_a_json_file(tmp_path: Path) -> None:
+    inline = supervisor_settings('{"supervisor": {"settleMs": 1234}}', None)
+    assert isinstance(inline, SupervisorSettings) and inline.settle_ms == 1234
+    file = tmp_path / "todo-ls.json"
+    file.write_text('{"supervisor": {"settleMs": 4321, "scope": "all"}}', encoding="utf-8")
+    from_file = supervisor_settings(str(file), "http://127.0.0.1:9")
+    assert isinstance(from_file, SupervisorSettings)
+    assert (from_file.settle_ms, from_file.scope, from_file.url) == (
+        4321,
+        "all",
+        "http://127.0.0.1:9",
+    )
+
+
+def test_bad_settings_say_whether_they_were_read_as_a_file_or_as_json(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    missing = str(tmp_path / "settings.json")
+    assert run_supervise(None, str(tmp_path), missing) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("todo-ls supervise: --settings is neither a JSON file nor inline JSON")
+    assert err.endswith(f"{missing!r}\n") and err.count("\n") == 1
+    broken = tmp_path / "broken.json"
+    broken.write_text("{supervisor: 1}", encoding="utf-8")
+    assert run_supervise(None, str(tmp_path), str(broken)) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"todo-ls supervise: --settings file {str(broken)!r} is not JSON: ")
+    assert run_supervise(None, str(tmp_path), "[1, 2]") == 2
+    assert capsys.readouterr().err == "todo-ls supervise: --settings must be a JSON object\n"
 
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
