@@ -220,7 +220,7 @@ class Runtime:
             attempt += 1
             await self._clock.sleep(min(RECONNECT_MAX_S, 2.0 ** min(attempt, 5)))
 
-    async def settled(self) -> None:
+    async def drain(self) -> None:
         """Wait until no background work (sends, lookups) is left: for tests and shutdown."""
         for _ in range(1000):
             await asyncio.sleep(0)
@@ -500,7 +500,8 @@ class Runtime:
             sent = err.kind == "timeout"
             return self._delivery_failed(session_id, err)
         finally:
-            self._store.settle_claim(claim.claim_id, sent, sent_at if sent else self._clock.now())
+            outcome_at = sent_at if sent else self._clock.now()
+            self._store.record_claim_outcome(claim.claim_id, sent, outcome_at)
         self._hold.pop(session_id, None)
         if self.connected:
             # Connected, the only error left is a failed nudge's, and this one got through:
