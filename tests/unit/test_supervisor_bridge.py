@@ -149,7 +149,7 @@ async def test_a_folder_added_later_counts_in_the_busy_check_before_a_nudge(tmp_
     # never told about must not be nudged because the snapshot did not list it.
     b = Bridge(tmp_path)
     b.sup.start()
-    await b.settle()
+    await b.drain()
     second = tmp_path / "second"
     second.mkdir()
     b.ls.workspace_index.set_folders([Folder.from_path(b.ls.project), Folder.from_path(second)])
@@ -164,16 +164,16 @@ async def test_a_folder_added_later_counts_in_the_busy_check_before_a_nudge(tmp_
         ev.TodosUpdated(other, (ev.SessionTodo("Add tests", "pending", "high"),)),
         ev.TurnEnded(other, "idle"),
     )
-    await b.settle()
+    await b.drain()
     host.busy_in[str(second)] = {other: "busy"}  # the idle event was stale: it works again
     b.clock.advance(5)
-    await b.settle()
+    await b.drain()
     assert host.sent == []
     host.busy_in.clear()
     host.emit(ev.TurnEnded(other, "idle"))  # really idle now: the session in it is nudged
-    await b.settle()
+    await b.drain()
     b.clock.advance(5)
-    await b.settle()
+    await b.drain()
     assert [s.session_id for s in host.sent] == [other]
     await b.sup.stop()
 
