@@ -78,6 +78,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             directory TEXT NOT NULL,
             state TEXT NOT NULL,
             paused TEXT NOT NULL DEFAULT '',
+            title TEXT NOT NULL DEFAULT '',
             detail TEXT NOT NULL DEFAULT '',
             turn TEXT NOT NULL DEFAULT '',
             updated_at REAL NOT NULL)""",
@@ -137,6 +138,7 @@ class HookSession(NamedTuple):
     directory: str  # the agent's project folder
     state: str  # "working" | "waiting" | "idle" | "paused" | "done" | "ended"
     paused: str  # the pause reason the hook's last decision saw ("" for none)
+    title: str  # the latest user prompt, clipped
     detail: str
     turn: str  # the current turn's id (`prompt_id` / `turn_id`), "" when unknown
     updated_at: float
@@ -638,17 +640,32 @@ class Store:
         paused: str = "",
         detail: str = "",
         turn: str | None = None,
+        title: str | None = None,
     ) -> None:
-        """Record a hook event's view of a session (`turn` None keeps the stored turn)."""
+        """Record a hook event's view of a session (`turn` / `title` None keep the stored
+        ones)."""
         self._transaction(
             lambda c: c.execute(
-                "INSERT INTO hook_sessions (session_id, host, directory, state, paused, detail, "
-                "turn, updated_at) VALUES (?, ?, ?, ?, ?, ?, COALESCE(?, ''), ?) "
+                "INSERT INTO hook_sessions (session_id, host, directory, state, paused, title, "
+                "detail, turn, updated_at) "
+                "VALUES (:sid, :host, :dir, :state, :paused, COALESCE(:title, ''), :detail, "
+                "COALESCE(:turn, ''), :now) "
                 "ON CONFLICT (session_id) DO UPDATE SET host = excluded.host, "
                 "directory = excluded.directory, state = excluded.state, "
-                "paused = excluded.paused, detail = excluded.detail, "
-                "turn = COALESCE(?, hook_sessions.turn), updated_at = excluded.updated_at",
-                (session_id, host, directory, state, paused, detail, turn, now, turn),
+                "paused = excluded.paused, title = COALESCE(:title, hook_sessions.title), "
+                "detail = excluded.detail, turn = COALESCE(:turn, hook_sessions.turn), "
+                "updated_at = excluded.updated_at",
+                {
+                    "sid": session_id,
+                    "host": host,
+                    "dir": directory,
+                    "state": state,
+                    "paused": paused,
+                    "title": title,
+                    "detail": detail,
+                    "turn": turn,
+                    "now": now,
+                },
             )
         )
 
@@ -761,7 +778,7 @@ class Store:
             self._db.close()
 
 
-_HOOK_COLUMNS = "session_id, host, directory, state, paused, detail, turn, updated_at"
+_HOOK_COLUMNS = "session_id, host, directory, state, paused, title, detail, turn, updated_at"
 _RECORD_COLUMNS = (
     "session_id, open_hash, COALESCE(settled_at, claimed_at), owner, kind, state, number"
 )

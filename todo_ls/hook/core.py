@@ -26,6 +26,7 @@ class Transition(NamedTuple):
     state: str | None  # recorded state: "working" | "waiting" | "idle" | "ended"
     detail: str = ""
     turn: str | None = None
+    title: str | None = None  # the prompt, for the editor's list
     new_episode: bool = False  # a real user prompt: lift the prompt-lifted pauses too
     pause: str | None = None  # "interrupt" | "error"
 
@@ -34,7 +35,12 @@ def transition(hook: HookInput, pause_on_interrupt: bool) -> Transition:
     """The store change for any event but Stop (which `decide_stop` handles)."""
     event = hook.event
     if event == "prompt":
-        return Transition("working", turn=hook.turn or _prompt_key(hook), new_episode=True)
+        return Transition(
+            "working",
+            turn=hook.turn or _prompt_key(hook),
+            title=_one_line(hook.text("prompt")),
+            new_episode=True,
+        )
     if event == "session-start":
         source = hook.text("source")
         if source == "compact":  # the conversation was compacted, mid-turn perhaps

@@ -135,7 +135,14 @@ def _record(
         _store_own_list(hook, store, env, now, from_tool=True)
     if change.state is not None:
         store.record_hook_session(
-            sid, hook.host, str(folder), change.state, now, detail=change.detail, turn=change.turn
+            sid,
+            hook.host,
+            str(folder),
+            change.state,
+            now,
+            detail=change.detail,
+            turn=change.turn,
+            title=change.title,
         )
 
 
