@@ -114,11 +114,11 @@ def decide_stop(facts: StopFacts, settings: PolicySettings) -> StopVerdict:
     return StopVerdict(False, decision.state, decision.reason, decision.paused_reason or "")
 
 
-def work_mark(transcript_size: int | None, last_message: str) -> str:
-    """What changes whenever the agent does something: its transcript grows with every model
-    answer and tool call; without one, the last message stands for it."""
-    if transcript_size is not None:
-        return f"t{transcript_size}"
+def work_mark(output_end: int | None, last_message: str) -> str:
+    """What changes whenever the agent does something: where its latest output ends in its
+    transcript (`sources.last_output`); without a transcript, its last message."""
+    if output_end is not None:
+        return f"t{output_end}"
     return "m" + hashlib.sha256(last_message.encode()).hexdigest()[:16]
 
 

@@ -160,7 +160,8 @@ def _stop(
     todos = _store_own_list(hook, store, env, now, from_tool=False) or []
     own = [sources.Entry(t["content"], t["status"], t.get("priority")) for t in todos]
     items = open_set(own, _file_items(folder, settings, store))
-    mark = core.work_mark(_size(hook.transcript_path), hook.last_message)
+    output = sources.last_output(Path(hook.transcript_path)) if hook.transcript_path else None
+    mark = core.work_mark(output, hook.last_message)
     key = core.opportunity(hook.turn, mark, items.hash)
     if store.has_stop_block(sid, key):
         return None  # another process answered this very Stop (a second registration)
@@ -238,15 +239,6 @@ def _store_own_list(
     if found != stored:
         store.set_session_todos(hook.session_id, found, now)
     return found
-
-
-def _size(path: str | None) -> int | None:
-    if not path:
-        return None
-    try:
-        return os.stat(path).st_size
-    except OSError:
-        return None
 
 
 def _log(state_dir: Path, line: str) -> None:
