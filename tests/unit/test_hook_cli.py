@@ -272,6 +272,20 @@ def test_bad_input_fails_open_with_one_log_line(data: bytes, env: dict[str, str]
     assert len(log_lines(env)) == 1
 
 
+def test_a_wrong_command_line_fails_open_too(project: Path, env: dict[str, str]) -> None:
+    # Exit code 2 would block the agent with stderr as the reason.
+    full = {**os.environ, **env}
+    done = subprocess.run(
+        [sys.executable, "-m", "todo_ls", "hook", "--host", "cursor"],
+        input=json.dumps(payload(project)).encode(),
+        capture_output=True,
+        env=full,
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
+    (line,) = log_lines(env)
+    assert "bad command line" in line and "--host claude-code|codex|gemini-cli" in line
+
+
 def test_corrupt_store_fails_open(project: Path, env: dict[str, str]) -> None:
     state = Path(env["TODO_LS_STATE_DIR"])
     state.mkdir(parents=True)

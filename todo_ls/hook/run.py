@@ -42,21 +42,24 @@ def main(
     now: float | None = None,
     fast_exit: bool = False,
 ) -> int:
-    """Run one hook invocation. Always returns 0 except for a wrong command line.
+    """Run one hook invocation. Always returns 0: any other exit code means something to the
+    agent (2 blocks it).
 
     `fast_exit` (the `todo-ls hook` process) ends the process right after the answer is
     flushed: closing the last connection to the store would checkpoint its write-ahead log,
     which costs as much as the rest of the hook and is done by the next writer anyway."""
-    host = _host_option(argv)
-    if isinstance(host, str) and host.startswith("usage"):
-        sys.stderr.write(host + "\n")
-        return 2
     env = os.environ if env is None else env
     state_dir = default_state_dir(env)
+    try:
+        host = _host_option(argv)
+    except ValueError:
+        # Exit code 2 would make the agent block with our stderr as the reason: fail open.
+        _log(state_dir, f"bad command line {' '.join(argv)!r}: {USAGE}")
+        return 0
     event = "?"
     try:
         text = (stdin or sys.stdin).read(MAX_INPUT_BYTES)
-        hook = protocol.parse(text, env, host)  # type: ignore[arg-type]
+        hook = protocol.parse(text, env, host)
         event = f"{hook.host} {hook.host_event}"
         answer, state_dir, store = handle(hook, env, time.time() if now is None else now)
     except Exception as exc:  # fail open, whatever it was
@@ -72,15 +75,18 @@ def main(
     return 0
 
 
-def _host_option(argv: Sequence[str]) -> protocol.HostKind | str | None:
+def _host_option(argv: Sequence[str]) -> protocol.HostKind | None:
+    """`--host KIND` or `--host=KIND` (None: detect it); ValueError for anything else."""
     args = list(argv)
     if not args:
         return None
-    if len(args) == 2 and args[0] == "--host" and args[1] in protocol.HOST_KINDS:
-        return args[1]
-    if len(args) == 1 and args[0].startswith("--host=") and args[0][7:] in protocol.HOST_KINDS:
-        return args[0][7:]
-    return USAGE
+    value = args[1] if len(args) == 2 and args[0] == "--host" else None
+    if len(args) == 1 and args[0].startswith("--host="):
+        value = args[0].removeprefix("--host=")
+    kinds = {kind: kind for kind in protocol.HOST_KINDS}
+    if value not in kinds:
+        raise ValueError(USAGE)
+    return kinds[value]
 
 
 def _describe(exc: BaseException) -> str:
@@ -241,16 +247,19 @@ def _store_own_list(
     return found
 
 
+def _temp_log_dir() -> Path:
+    import tempfile  # only when the log needs a place (start-up time)
+
+    user = os.getuid() if hasattr(os, "getuid") else "user"
+    return Path(tempfile.gettempdir()) / f"todo-ls-{user}"
+
+
 def _log(state_dir: Path, line: str) -> None:
     """Append one line to the hook log; a state folder that cannot be written falls back to
     the temp folder, and if that fails too the line is lost (never stderr)."""
     stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     text = f"{stamp} todo-ls hook: {line}\n"
-    import tempfile
-
-    user = os.getuid() if hasattr(os, "getuid") else "user"
-    fallback = Path(tempfile.gettempdir()) / f"todo-ls-{user}"
-    for directory in (state_dir, fallback):
+    for directory in (state_dir, _temp_log_dir()):
         try:
             directory.mkdir(parents=True, exist_ok=True, mode=0o700)
             path = directory / LOG_NAME
