@@ -186,6 +186,7 @@ async def test_a_local_server_needing_a_password_says_which(
             SupervisorSettings(), _state_env(tmp_path), listeners=lambda: [_listener(fake.url)]
         )
     assert denied.value.kind == "unauthorized" and "OPENCODE_PASSWORD" in str(denied.value)
+    assert "opencode --port 4096" in str(denied.value)  # it may be another folder's server
 
 
 async def test_the_url_setting_skips_the_process_listing(

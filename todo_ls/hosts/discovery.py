@@ -217,7 +217,7 @@ async def _connect_local(
     transport: httpx.AsyncBaseTransport | None,
 ) -> Host:
     """The adapter for the best-matching local OpenCode server (see `_candidate`)."""
-    by_port = {listener.port: listener for listener in listeners}.values()
+    by_port = list({listener.port: listener for listener in listeners}.values())
     judged = await asyncio.gather(
         *(_candidate(x, probes, settings, env, directories, transport) for x in by_port)
     )
@@ -230,18 +230,21 @@ async def _connect_local(
         )
         http = _client(url, best.probe, settings, env, transport)
         return best.probe.build(http, best.version, directories)
-    errors = [e for e in judged if isinstance(e, HostError)]
-    for error in errors:
-        if error.kind == "unauthorized":
-            raise error
-    elsewhere = [e for e in judged if isinstance(e, str)]
+    raise _not_found(list(zip(by_port, judged, strict=True)))
+
+
+def _not_found(judged: Sequence[tuple[Listener, _Candidate | HostError | str]]) -> HostError:
+    """Why no local server fits, and what to do. A server that refused the password may be
+    this folder's (its directory cannot be read without it), so that comes first."""
+    refused = [(x, r) for x, r in judged if isinstance(r, HostError) and r.kind == "unauthorized"]
+    elsewhere = [r for _, r in judged if isinstance(r, str)]
+    found: list[str] = [f"port {x.port}: {error}" for x, error in refused]
     if elsewhere:
-        raise HostError(
-            "unreachable",
-            f"OpenCode runs for other folders ({'; '.join(elsewhere)}), "
-            f"none for this one: {NOT_FOUND_HINT}",
-        )
-    raise HostError("unreachable", f"no OpenCode server found on this machine: {NOT_FOUND_HINT}")
+        found.append(f"OpenCode runs for other folders ({'; '.join(elsewhere)})")
+    if not found:
+        return HostError("unreachable", f"no OpenCode server found: {NOT_FOUND_HINT}")
+    text = f"{'; '.join(found)}; for this folder: {NOT_FOUND_HINT}"
+    return HostError("unauthorized" if refused else "unreachable", text)
 
 
 async def _candidate(
