@@ -335,3 +335,27 @@ def test_headless_exits_cleanly_on_signals(tmp_path: Path, signum: int) -> None:
         for stream in (proc.stdout, proc.stderr):
             if stream:
                 stream.close()
+
+
+async def test_headless_without_opencode_says_what_to_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Real discovery: this machine's processes are listed, and none serves this new folder.
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xdg-state"))  # no 2.x registration
+    project = tmp_path / "project"
+    project.mkdir()
+    out = io.StringIO()
+    stop = asyncio.Event()
+    store = Store(tmp_path / "state.db")
+    task = asyncio.ensure_future(
+        supervise(SupervisorSettings(), project, out, clock=FakeClock(), store=store, stop=stop)
+    )
+    for _ in range(400):
+        if "not connected" in out.getvalue():
+            break
+        await asyncio.sleep(0.05)
+    stop.set()
+    assert await task == 0
+    [line] = [x for x in out.getvalue().splitlines() if x.startswith("not connected")]
+    assert "`opencode --port 4096`" in line
+    assert "`opencode serve`" in line and "opencode attach" in line
