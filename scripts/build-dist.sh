@@ -18,8 +18,9 @@ EOF
 )
 rm -f "$OUT/todo_ls-$version"-*.whl "$OUT/todo_ls-$version.tar.gz"
 # The sdist first, then the wheel from the sdist (build's default): the wheel proves the sdist
-# holds everything a build needs.
-"$TOOLS/bin/python" -m build --outdir "$OUT" "$ROOT" >"$OUT/.build.log" 2>&1 ||
+# holds everything a build needs. --no-isolation: the backend is the pinned hatchling of the tools
+# venv, so the build needs no download and gives the same result each time.
+"$TOOLS/bin/python" -m build --no-isolation --outdir "$OUT" "$ROOT" >"$OUT/.build.log" 2>&1 ||
   { tail -30 "$OUT/.build.log" >&2; exit 1; }
 "$TOOLS/bin/twine" check --strict "$OUT/todo_ls-$version-py3-none-any.whl" "$OUT/todo_ls-$version.tar.gz"
 echo "$OUT/todo_ls-$version-py3-none-any.whl"

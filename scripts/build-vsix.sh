@@ -40,7 +40,7 @@ fi
 STAGE=$(mktemp -d)
 trap 'rm -rf "$STAGE"' EXIT
 if [ -z "$WHEEL" ]; then
-  "$TOOLS/bin/python" -m build --wheel --outdir "$STAGE/dist" "$ROOT" >"$CACHE/logs/vsix-wheel.log" 2>&1 ||
+  "$TOOLS/bin/python" -m build --no-isolation --wheel --outdir "$STAGE/dist" "$ROOT" >"$CACHE/logs/vsix-wheel.log" 2>&1 ||
     { tail -30 "$CACHE/logs/vsix-wheel.log" >&2; exit 1; }
   WHEEL=$(echo "$STAGE"/dist/todo_ls-"$version"-py3-none-any.whl)
 fi
