@@ -228,3 +228,34 @@ def test_each_release_target_gets_a_complete_wheel_set(
     for only_for_310 in ("tomli-", "exceptiongroup-"):
         assert any(w.startswith(only_for_310) for w in wheels), (only_for_310, wheels)
     assert f"todo_ls-{__version__}-py3-none-any.whl" in wheels
+
+
+def test_release_workflow_builds_with_the_tested_scripts_for_every_target() -> None:
+    """The release cannot run here; its steps are the scripts these tests run, its target list
+    is the one tested above, and its release notes come out of the changelog."""
+    workflow = (REPO / ".github" / "workflows" / "release.yml").read_text("utf-8")
+    scripts = set(re.findall(r"scripts/[\w-]+\.sh", workflow))
+    assert scripts == {"scripts/build-dist.sh", "scripts/build-vsix.sh"}, scripts
+    assert all(os.access(REPO / script, os.X_OK) for script in scripts)
+    vsix_step = re.search(r"scripts/build-vsix\.sh[^\n]*\\\n\s+([^\n]+)", workflow)
+    assert vsix_step is not None and tuple(vsix_step.group(1).split()) == TARGETS
+    [notes] = re.findall(r"^\s+(awk .* CHANGELOG\.md) >notes\.md$", workflow, re.M)
+    shell = subprocess.run(
+        ["bash", "-c", notes],
+        cwd=REPO,
+        env={**os.environ, "version": __version__},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    # The changelog has a section for this version, and the notes stop at the next one.
+    assert shell.stdout.strip() and "\n## " not in shell.stdout, shell.stdout
+
+
+def test_mason_registry_entry_installs_this_version_from_pypi() -> None:
+    entry = (REPO / "packaging" / "mason" / "package.yaml").read_text("utf-8")
+    assert re.search(r"^name: todo-ls$", entry, re.M)
+    assert re.search(rf"^  id: pkg:pypi/todo-ls@{re.escape(__version__)}$", entry, re.M), entry
+    assert re.search(r"^bin:\n  todo-ls: pypi:todo-ls$", entry, re.M), entry
+    assert re.search(r"^licenses:\n  - MIT$", entry, re.M)
+    assert re.search(r"^categories:\n  - LSP$", entry, re.M)
