@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 import os
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -194,6 +194,7 @@ class WorkspaceIndex:
         self._folders: list[Folder] = []
         self._subs: dict[str, _FolderSubs] = {}
         self._patterns: list[str] = []
+        self._folder_patterns: dict[str, list[str]] = {}
         self._registry = StateRegistry.default()
         self._open: dict[Path, _OpenDoc] = {}
         self._cache: dict[Path, FileState] = {}
@@ -215,13 +216,24 @@ class WorkspaceIndex:
             f.key: self._subs.get(f.key) or self._load_overrides(f) for f in self._folders
         }
 
-    def configure(self, patterns: Iterable[str], registry: StateRegistry) -> None:
-        """Apply `markdownFiles` and the state registry (a new registry drops every parse)."""
+    def configure(
+        self,
+        patterns: Iterable[str],
+        registry: StateRegistry,
+        folder_patterns: Mapping[str, Sequence[str]] | None = None,
+    ) -> None:
+        """Apply `markdownFiles` and the state registry (a new registry drops every parse).
+        `folder_patterns` (by folder key) replace `patterns` for the folders it names."""
         self._patterns = list(patterns)
+        self._folder_patterns = {k: list(v) for k, v in (folder_patterns or {}).items()}
         if registry != self._registry:
             self._registry = registry
             self._cache.clear()
         self.invalidate_globs()
+
+    def patterns(self, folder: Folder) -> list[str]:
+        """The `markdownFiles` of `folder`."""
+        return list(self._folder_patterns.get(folder.key, self._patterns))
 
     def set_store(self, store: SubscriptionStore | None) -> None:
         """Use `store` for the command-made subscriptions from now on (reloads them)."""
@@ -273,7 +285,7 @@ class WorkspaceIndex:
             return []
         if subs.effective is None:
             if subs.globbed is None:
-                subs.globbed = list(expand_patterns(folder.path, self._patterns))
+                subs.globbed = list(expand_patterns(folder.path, self.patterns(folder)))
             subs.effective = sorted((set(subs.globbed) | subs.added) - subs.removed)
         return list(subs.effective)
 
