@@ -32,6 +32,7 @@ from urllib.parse import unquote, urlsplit
 
 from todo_ls import checklist as engine  # engine functions load on first use
 from todo_ls.checklist import OPEN_STATES, Checklist, FileItem, Progress, StateRegistry
+from todo_ls.checklist.lines import split_lines
 from todo_ls.disk import DiskError, read_text
 
 log = logging.getLogger(__name__)
@@ -84,16 +85,6 @@ def normalize(path: str | Path) -> Path:
     """Absolute and normalised (`..` folded) without resolving symlinks, so that a path keeps
     the spelling the editor uses for it."""
     return Path(os.path.normpath(os.path.abspath(path)))
-
-
-def split_lines(text: str) -> list[str]:
-    """Lines as LSP counts them (`\\n`, `\\r\\n`, `\\r`), without their line ends.
-
-    `str.splitlines` also splits on form feeds, U+2028 and others, which LSP does not.
-    """
-    if "\r" not in text:
-        return text.split("\n")
-    return re.split(r"\r\n|\r|\n", text)
 
 
 @dataclass(frozen=True)
