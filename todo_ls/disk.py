@@ -14,7 +14,7 @@ import contextlib
 import os
 import stat
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -60,6 +60,26 @@ class WriteResult:
 
     applied: bool
     reason: str | None = None
+
+
+# Never searched for checklists: version control data and installed packages.
+SKIP_DIRS = frozenset({".git", ".hg", ".svn", "node_modules"})
+
+
+def walk_files(root: str | os.PathLike[str]) -> Iterator[str]:
+    """Every file below `root`, folder by folder in sorted order, outside `SKIP_DIRS`.
+
+    Symlinked folders are followed, each real folder visited once, so a link loop ends."""
+    seen: set[str] = set()
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=True):
+        real = os.path.realpath(dirpath)
+        if real in seen:
+            dirnames.clear()
+            continue
+        seen.add(real)
+        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS)
+        for name in sorted(filenames):
+            yield os.path.join(dirpath, name)
 
 
 def read_text(path: str | os.PathLike[str], max_bytes: int = MAX_BYTES) -> DiskText:

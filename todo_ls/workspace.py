@@ -33,13 +33,12 @@ from urllib.parse import unquote, urlsplit
 from todo_ls import checklist as engine  # engine functions load on first use
 from todo_ls.checklist import OPEN_STATES, Checklist, FileItem, Progress, StateRegistry
 from todo_ls.checklist.lines import split_lines
-from todo_ls.disk import DiskError, read_text
+from todo_ls.disk import DiskError, read_text, walk_files
 
 log = logging.getLogger(__name__)
 
 _GLOB_MAGIC = re.compile(r"[*?\[]")
 _URI_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]+:")  # two letters at least: not `C:`
-_SKIP_DIRS = frozenset({".git", "node_modules", ".hg", ".svn"})
 _EMPTY = Checklist(items=(), headings=(), plain_items=())
 
 
@@ -430,7 +429,8 @@ def expand_patterns(base: Path, patterns: Iterable[str]) -> Iterator[Path]:
     """Files named by `patterns` (paths or globs, relative to `base` unless absolute).
 
     A plain path is yielded even when the file does not exist (it is picked up when created).
-    Globs walk the tree without following symlinked directories, so loops cannot hang it.
+    Globs walk the tree as `disk.walk_files` does: symlinked folders once each, so a loop
+    ends, and never into version control data or `node_modules`.
     """
     for pattern in patterns:
         full = normalize(base / pattern)
@@ -445,13 +445,9 @@ def expand_patterns(base: Path, patterns: Iterable[str]) -> Iterator[Path]:
 
 
 def _walk_matches(root: Path, regex: re.Pattern[str]) -> Iterator[Path]:
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-        dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS)
-        rel_dir = os.path.relpath(dirpath, root)
-        prefix = "" if rel_dir == "." else Path(rel_dir).as_posix() + "/"
-        for name in sorted(filenames):
-            if regex.fullmatch(prefix + name):
-                yield normalize(os.path.join(dirpath, name))
+    for path in walk_files(root):
+        if regex.fullmatch(Path(os.path.relpath(path, root)).as_posix()):
+            yield normalize(path)
 
 
 def glob_regex(pattern: str) -> re.Pattern[str]:
