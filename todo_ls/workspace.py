@@ -86,6 +86,20 @@ def normalize(path: str | Path) -> Path:
     return Path(os.path.normpath(os.path.abspath(path)))
 
 
+def innermost_folder(path: str | None, folders: Iterable[str]) -> str | None:
+    """The deepest of `folders` (paths) that is `path` or holds it, normalized; None for none."""
+    if not path:
+        return None
+    path = os.path.normpath(path)
+    best: str | None = None
+    for folder in folders:
+        root = os.path.normpath(folder)
+        inside = path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+        if inside and (best is None or len(root) > len(best)):
+            best = root
+    return best
+
+
 @dataclass(frozen=True)
 class Folder:
     """A workspace folder. `key` identifies it in the store (its absolute path)."""
@@ -292,8 +306,8 @@ class WorkspaceIndex:
 
     def folder_of(self, path: Path) -> Folder | None:
         """The innermost workspace folder holding `path`."""
-        inside = [f for f in self._folders if f.contains(path)]
-        return max(inside, key=lambda f: len(f.path.parts), default=None)
+        key = innermost_folder(str(path), [f.key for f in self._folders])
+        return next((f for f in self._folders if f.key == key), None) if key else None
 
     def subscription_folder(self, path: Path) -> Folder | None:
         """The folder whose subscription set holds `path`, or None when it is not subscribed."""

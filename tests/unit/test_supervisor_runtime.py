@@ -17,7 +17,7 @@ from todo_ls.hosts.base import Capability, Host, HostError
 from todo_ls.store import Store
 from todo_ls.supervisor import events as ev
 from todo_ls.supervisor.clock import FakeClock
-from todo_ls.supervisor.runtime import NudgeSent, Runtime, folder_of
+from todo_ls.supervisor.runtime import NudgeSent, Runtime
 
 S = "ses_a"
 TODOS = (
@@ -667,14 +667,6 @@ async def test_a_failed_lookup_is_one_warning_without_traceback(
     assert "look up ses_new" in record.getMessage()
     assert "connection refused" in record.getMessage()
     assert "Traceback" not in caplog.text
-
-
-def test_folder_of_picks_the_deepest_folder() -> None:
-    folders = ["/w/a", "/w/a/b", "/w/c"]
-    assert folder_of("/w/a/b/x", folders) == "/w/a/b"
-    assert folder_of("/w/a", folders) == "/w/a"
-    assert folder_of("/w/ab", folders) is None
-    assert folder_of(None, folders) is None
 
 
 async def test_stop_during_a_send_leaves_nothing_behind(h: Harness) -> None:

@@ -16,6 +16,7 @@ from todo_ls.workspace import (
     WorkspaceIndex,
     expand_patterns,
     glob_regex,
+    innermost_folder,
 )
 
 
@@ -116,3 +117,11 @@ def test_a_final_line_end_is_an_empty_line_for_lsp_and_none_for_markdown() -> No
     assert split_lines("a\n") == ["a", ""]
     assert split_lines("a\r\n", final_empty=False) == ["a"]
     assert split_lines("", final_empty=False) == [""]
+
+
+def test_innermost_folder_picks_the_deepest_folder() -> None:
+    folders = ["/w/a", "/w/a/b", "/w/c"]
+    assert innermost_folder("/w/a/b/x", folders) == "/w/a/b"
+    assert innermost_folder("/w/a", folders) == "/w/a"
+    assert innermost_folder("/w/ab", folders) is None
+    assert innermost_folder(None, folders) is None

@@ -46,7 +46,7 @@ from todo_ls.supervisor.policy import (
     open_set,
 )
 from todo_ls.supervisor.text import Nudge
-from todo_ls.workspace import WorkspaceIndex
+from todo_ls.workspace import WorkspaceIndex, innermost_folder
 
 log = logging.getLogger(__name__)
 
@@ -106,20 +106,6 @@ class NudgeSent:
 def process_owner() -> str:
     """An id for this process in the claim ledger."""
     return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
-
-
-def folder_of(directory: str | None, folders: Sequence[str]) -> str | None:
-    """The deepest workspace folder that is `directory` or contains it."""
-    if not directory:
-        return None
-    path = os.path.normpath(directory)
-    best: str | None = None
-    for folder in folders:
-        root = os.path.normpath(folder)
-        inside = path == root or path.startswith(root.rstrip(os.sep) + os.sep)
-        if inside and (best is None or len(root) > len(best)):
-            best = root
-    return best
 
 
 class Runtime:
@@ -344,11 +330,11 @@ class Runtime:
             return False
         if self.settings.scope == "all":
             return True
-        return folder_of(session.directory, self._workspace.folders()) is not None
+        return innermost_folder(session.directory, self._workspace.folders()) is not None
 
     def _open_items(self, session_id: str) -> OpenSet:
         session = self.tracker.sessions[session_id]
-        folder = folder_of(session.directory, self._workspace.folders())
+        folder = innermost_folder(session.directory, self._workspace.folders())
         files = self._workspace.file_items(folder) if folder else []
         return open_set(session.todos, files)
 
