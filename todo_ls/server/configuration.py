@@ -43,7 +43,7 @@ from lsprotocol import types
 from todo_ls.workspace import Folder
 
 if TYPE_CHECKING:  # pydantic and tomllib load after the `initialize` answer
-    from todo_ls.config import LoadedSettings, Settings
+    from todo_ls.config import LoadedSettings, Settings, SupervisorSettings
     from todo_ls.project_file import ProjectFile
     from todo_ls.server.core import TodoLanguageServer
 
@@ -109,6 +109,18 @@ class Configuration:
         """The settings of the innermost workspace folder holding `path`."""
         folder = self._ls.workspace_index.folder_of(path) if path is not None else None
         return self.for_folder(folder)
+
+    def folder_supervisor(self, key: str) -> SupervisorSettings | None:
+        """The `supervisor` settings of the folder `key` (a folder path), None if unknown."""
+        found = self._by_folder.get(key)
+        return found.supervisor if found is not None else None
+
+    @property
+    def supervisor_enabled(self) -> bool:
+        """Some folder has the supervisor on (each folder's own switch decides for it)."""
+        return any(s.supervisor.enabled for s in self._by_folder.values()) or bool(
+            self.settings.supervisor.enabled
+        )
 
     async def ready(self) -> None:
         """Return once no settings are being fetched (at most `READY_TIMEOUT_S` later)."""
