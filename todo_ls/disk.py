@@ -13,8 +13,7 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
-import tempfile
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -60,26 +59,6 @@ class WriteResult:
 
     applied: bool
     reason: str | None = None
-
-
-# Never searched for checklists: version control data and installed packages.
-SKIP_DIRS = frozenset({".git", ".hg", ".svn", "node_modules"})
-
-
-def walk_files(root: str | os.PathLike[str]) -> Iterator[str]:
-    """Every file below `root`, folder by folder in sorted order, outside `SKIP_DIRS`.
-
-    Symlinked folders are followed, each real folder visited once, so a link loop ends."""
-    seen: set[str] = set()
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=True):
-        real = os.path.realpath(dirpath)
-        if real in seen:
-            dirnames.clear()
-            continue
-        seen.add(real)
-        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS)
-        for name in sorted(filenames):
-            yield os.path.join(dirpath, name)
 
 
 def read_text(path: str | os.PathLike[str], max_bytes: int = MAX_BYTES) -> DiskText:
@@ -155,6 +134,8 @@ def _replace(real: str, data: bytes, before: DiskText) -> WriteResult:
     """Write `data` next to `real` and rename it over `real` if the file is still `before`."""
     directory = os.path.dirname(real)
     st = os.stat(real)
+    import tempfile  # here: it pulls in shutil and the compressors, which reads never need
+
     fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(real)}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as f:

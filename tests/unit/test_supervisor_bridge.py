@@ -15,7 +15,7 @@ import pytest
 from fake_host import ALL_CAPABILITIES, FakeHost
 
 from todo_ls.config import Settings, SupervisorSettings
-from todo_ls.headless import run_supervise, supervise, supervisor_settings
+from todo_ls.headless import headless_settings, run_supervise, supervise
 from todo_ls.hosts.base import Capability, Host
 from todo_ls.server.supervisor_bridge import Supervision
 from todo_ls.store import Store
@@ -63,7 +63,7 @@ class Bridge:
 
     async def _connect(self, settings: SupervisorSettings, folders: list[str]) -> Host:
         assert folders == [str(self.ls.project)]
-        host = FakeHost(self.capabilities)
+        host = FakeHost(self.capabilities, directories=folders)
         host.emit(ev.Connected("opencode-v1", "http://127.0.0.1:4096", "1.18.33"))
         host.emit(ev.Resynced(busy={}))
         self.hosts.append(host)
@@ -142,6 +142,40 @@ async def test_runs_nudges_with_file_refs_and_tells_the_editor(tmp_path: Path) -
     await b.sup.stop()
     assert b.hosts[-1].closed
     assert b.sup.status()["host"] is None
+
+
+async def test_a_folder_added_later_counts_in_the_busy_check_before_a_nudge(tmp_path: Path) -> None:
+    # 1.x answers the busy snapshot per directory: a session working in a folder the host was
+    # never told about must not be nudged because the snapshot did not list it.
+    b = Bridge(tmp_path)
+    b.sup.start()
+    await b.drain()
+    second = tmp_path / "second"
+    second.mkdir()
+    b.ls.workspace_index.set_folders([Folder.from_path(b.ls.project), Folder.from_path(second)])
+    b.sup.files_changed()  # what the server does after didChangeWorkspaceFolders
+    host = b.hosts[-1]
+    assert host.directories == [str(b.ls.project), str(second)]
+    other = "ses_b"
+    host.emit(
+        ev.SessionUpdated(ev.SessionInfo(other, str(second), None, "second")),
+        ev.UserMessage(other, False, "m1"),
+        ev.TurnStarted(other),
+        ev.TodosUpdated(other, (ev.SessionTodo("Add tests", "pending", "high"),)),
+        ev.TurnEnded(other, "idle"),
+    )
+    await b.drain()
+    host.busy_in[str(second)] = {other: "busy"}  # the idle event was stale: it works again
+    b.clock.advance(5)
+    await b.drain()
+    assert host.sent == []
+    host.busy_in.clear()
+    host.emit(ev.TurnEnded(other, "idle"))  # really idle now: the session in it is nudged
+    await b.drain()
+    b.clock.advance(5)
+    await b.drain()
+    assert [s.session_id for s in host.sent] == [other]
+    await b.sup.stop()
 
 
 async def test_restarts_only_when_supervisor_settings_change(tmp_path: Path) -> None:
@@ -247,12 +281,13 @@ def test_bad_arguments_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]
 
 
 def test_settings_come_inline_or_from_a_json_file(tmp_path: Path) -> None:
-    inline = supervisor_settings('{"supervisor": {"settleMs": 1234}}', None)
-    assert isinstance(inline, SupervisorSettings) and inline.settle_ms == 1234
+    inline = headless_settings('{"supervisor": {"settleMs": 1234}}', None, tmp_path)
+    assert not isinstance(inline, str) and inline.supervisor.settle_ms == 1234
     file = tmp_path / "todo-ls.json"
     file.write_text('{"supervisor": {"settleMs": 4321, "scope": "all"}}', encoding="utf-8")
-    from_file = supervisor_settings(str(file), "http://127.0.0.1:9")
-    assert isinstance(from_file, SupervisorSettings)
+    loaded = headless_settings(str(file), "http://127.0.0.1:9", tmp_path)
+    assert not isinstance(loaded, str)
+    from_file = loaded.supervisor
     assert (from_file.settle_ms, from_file.scope, from_file.url) == (
         4321,
         "all",
