@@ -1,4 +1,4 @@
-"""Command line: `todo-ls [serve] | check | supervise | --version`."""
+"""Command line: `todo-ls [serve] | check | supervise | mcp | install | --version`."""
 
 from __future__ import annotations
 
@@ -38,6 +38,17 @@ def _parser() -> argparse.ArgumentParser:
         help="todoLs settings as a JSON object, as an editor sends them, e.g. "
         '\'{"supervisor": {"settleMs": 2000}}\' (--url wins over supervisor.url)',
     )
+
+    mcp = sub.add_parser("mcp", help="run the agent todo tools as an MCP server on stdio")
+    mcp.add_argument("--directory", help="project folder (default: current directory)")
+    mcp.add_argument("--log-level", default="WARNING", help="stderr log level")
+
+    install = sub.add_parser("install", help="write todo-ls into an agent's settings")
+    install.add_argument("target", choices=["opencode"], help="the agent")
+    install.add_argument("--scope", choices=["project", "user"], default="project")
+    install.add_argument("--directory", help="project folder (default: current directory)")
+    install.add_argument("--dry-run", action="store_true", help="show the change, write nothing")
+    install.add_argument("--uninstall", action="store_true", help="remove todo-ls's entries")
     return parser
 
 
@@ -55,6 +66,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
     logging.getLogger("pygls").setLevel(logging.WARNING)
+    if command == "install":
+        from todo_ls.install import run_install
+
+        return run_install(
+            args.target,
+            scope=args.scope,
+            directory=args.directory,
+            dry_run=args.dry_run,
+            uninstall=args.uninstall,
+        )
+    if command == "mcp":
+        # The MCP SDK is imported here only: the language server never loads it.
+        from todo_ls.mcp_server import run_mcp
+
+        return run_mcp(args.directory)
     if command == "supervise":
         from todo_ls.supervise import run_supervise
 

@@ -59,6 +59,8 @@ class Settings(_Model):
     code_lens: ToggleSettings = Field(default_factory=ToggleSettings)
     supervisor: SupervisorSettings = Field(default_factory=SupervisorSettings)
     state_dir: str | None = None
+    # `todo-ls mcp`: keep the snapshot the OpenCode companion plugin appends to every request.
+    inject_todo_context: bool = True
 
     @field_validator("states")
     @classmethod
