@@ -86,7 +86,8 @@ class _Parser:
             return self.container("array", "]")
         if char == '"':
             start = self.pos
-            return Node(start, self.string_end(), "scalar", self.decode(start))
+            self.pos = self.string_end()
+            return Node(start, self.pos, "scalar", self.decode(start))
         return self.literal()
 
     def container(self, kind: str, close: str) -> Node:
