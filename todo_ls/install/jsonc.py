@@ -161,7 +161,7 @@ def set_member(text: str, obj: Node, key: str, value: Any) -> str:
     """`text` with `key` of object `obj` set to `value` (replaced in place, else appended)."""
     existing = member(obj, key)
     indent = _child_indent(text, obj)
-    rendered = _render(value, indent)
+    rendered = _render(value, indent, _one_line(text, obj) and obj.members != [])
     if existing is not None:
         span = existing.value
         return text[: span.start] + rendered + text[span.end :]
@@ -172,7 +172,8 @@ def set_member(text: str, obj: Node, key: str, value: Any) -> str:
 def append_item(text: str, array: Node, value: Any) -> str:
     """`text` with `value` appended to the array node."""
     indent = _child_indent(text, array)
-    return _append(text, array, array.items, _render(value, indent), indent)
+    rendered = _render(value, indent, _one_line(text, array) and array.items != [])
+    return _append(text, array, array.items, rendered, indent)
 
 
 def remove_member(text: str, obj: Node, key: str) -> str:
@@ -191,8 +192,22 @@ def remove_item(text: str, array: Node, index: int) -> str:
 
 
 def _append(text: str, node: Node, values: list[Node], entry: str, indent: str) -> str:
+    if values and _one_line(text, node):
+        at = values[-1].end  # a one-line container stays on one line
+        return text[:at] + f", {entry}" + text[at:]
     if values:
         at = values[-1].end
+        pos = _skip_blank(text, at, newlines=False)
+        comma = text.startswith(",", pos)
+        pos = _skip_blank(text, pos + 1, newlines=False) if comma else pos
+        if text.startswith("//", pos):
+            pos = text.find("\n", pos) if "\n" in text[pos:] else len(text)
+        if pos < len(text) and text[pos] in "\r\n":
+            # After the last entry's line, its comment kept there; a trailing comma style
+            # is kept too.
+            lead = "" if comma else ","
+            tail = "," if comma else ""
+            return text[:at] + lead + text[at:pos] + f"\n{indent}{entry}{tail}" + text[pos:]
         return text[:at] + f",\n{indent}{entry}" + text[at:]
     close = node.end - 1  # an empty container: put the entry on a line of its own
     return (
@@ -248,9 +263,14 @@ def _child_indent(text: str, node: Node) -> str:
     return _line_indent(text, node.start) + "  "
 
 
-def _render(value: Any, indent: str) -> str:
-    """`value` as JSON; nested lines indented to sit under `indent`."""
-    if not isinstance(value, dict | list) or not value:
+def _one_line(text: str, node: Node) -> bool:
+    return "\n" not in text[node.start : node.end]
+
+
+def _render(value: Any, indent: str, compact: bool = False) -> str:
+    """`value` as JSON (on one line when `compact`); nested lines indented to sit under
+    `indent`."""
+    if compact or not isinstance(value, dict | list) or not value:
         return json.dumps(value)
     lines = json.dumps(value, indent=2).split("\n")
     return "\n".join([lines[0], *(indent + line for line in lines[1:])])
