@@ -4,68 +4,18 @@ keeps serving and nothing is written)."""
 
 from __future__ import annotations
 
-import contextlib
-import os
-import sys
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from mcp import ClientSession, StdioServerParameters
-from mcp.client.stdio import stdio_client
+from mcp_client import connect
 
 from todo_ls.store import Store
 from todo_ls.todo_tools import SESSION_ARG, snapshot_path
 
 pytestmark = pytest.mark.timeout(60)
 
-TODO_LS = Path(sys.executable).with_name("todo-ls")
 TOO_MANY = [{"content": f"Item {n}", "status": "pending"} for n in range(201)]
-
-
-class Client:
-    def __init__(self, session: ClientSession) -> None:
-        self.session = session
-
-    async def call(self, name: str, arguments: dict[str, Any]) -> tuple[bool, str]:
-        result = await self.session.call_tool(name, arguments)
-        text = "\n".join(getattr(c, "text", "") for c in result.content)
-        return bool(result.isError), text
-
-    async def write(self, sid: str | None, todos: object) -> tuple[bool, str]:
-        args: dict[str, Any] = {"todos": todos}
-        if sid is not None:
-            args[SESSION_ARG] = sid
-        return await self.call("todo_write", args)
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    folder = tmp_path / "project"
-    folder.mkdir()
-    return folder
-
-
-@pytest.fixture
-def state(tmp_path: Path) -> Path:
-    return tmp_path / "state"
-
-
-@contextlib.asynccontextmanager
-async def connect(project: Path, state: Path, *args: str) -> AsyncIterator[Client]:
-    """`todo-ls mcp` in `project` (or with `args`), over stdio. A context manager, not a
-    fixture: the SDK's task group must be left in the task that entered it."""
-    env = {**os.environ, "TODO_LS_STATE_DIR": str(state)}
-    params = StdioServerParameters(
-        command=str(TODO_LS),
-        args=["mcp", *(args or ("--directory", str(project)))],
-        env=env,
-        cwd=str(project),
-    )
-    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
-        await session.initialize()
-        yield Client(session)
 
 
 def stored(state: Path, sid: str) -> list[Any] | None:
