@@ -9,34 +9,7 @@
 //
 // `todo-ls install opencode` puts this file and the MCP entry into opencode.json.
 // See docs/mcp-todo-tools.md in the todo-ls repository.
-import { readFile } from "node:fs/promises"
-import { homedir } from "node:os"
-import { join } from "node:path"
-
-const SERVER = "todo" // the MCP server's name in opencode.json
-const TOOLS = new Set(["todo_write", "todo_read", "todo_subscribe", "todo_unsubscribe"])
-const SESSION_ARG = "todoLsSessionID"
-const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/
-
-// The same folder as todo-ls's default state folder (`todo_ls.store.default_state_dir`).
-function stateDir(env) {
-  if (env.TODO_LS_STATE_DIR) return env.TODO_LS_STATE_DIR
-  if (env.XDG_STATE_HOME) return join(env.XDG_STATE_HOME, "todo-ls")
-  return join(env.HOME || homedir(), ".local", "state", "todo-ls")
-}
-
-function isTodoTool(name) {
-  return typeof name === "string" && name.startsWith(SERVER + "_") && TOOLS.has(name.slice(SERVER.length + 1))
-}
-
-async function contextBlock(sessionID) {
-  if (typeof sessionID !== "string" || !SESSION_ID.test(sessionID)) return ""
-  try {
-    return await readFile(join(stateDir(process.env), "context", `${sessionID}.md`), "utf8")
-  } catch {
-    return "" // no list written yet, or injection is off (`injectTodoContext = false`)
-  }
-}
+import { SESSION_ARG, contextBlock, isTodoTool } from "./todo-ls-common.js"
 
 export const TodoLs = async () => ({
   "tool.execute.before": async (input, output) => {
@@ -45,9 +18,10 @@ export const TodoLs = async () => ({
       output.args[SESSION_ARG] = input.sessionID
     }
   },
+  // Called before every model request with the system prompt's entries.
   "experimental.chat.system.transform": async (input, output) => {
     if (!Array.isArray(output?.system)) return
     const block = await contextBlock(input?.sessionID)
-    if (block.trim()) output.system.push(block)
+    if (block) output.system.push(block)
   },
 })
