@@ -14,7 +14,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic.alias_generators import to_camel
 
-from todo_ls.checklist.model import DEFAULT_STATES
+from todo_ls.checklist.model import DEFAULT_STATES, merge_states
 
 Severity = Literal["error", "warning", "information", "hint", "off"]
 HostKind = Literal["auto", "opencode-v1", "opencode-v2"]
@@ -59,27 +59,11 @@ class Settings(_Model):
     code_lens: ToggleSettings = Field(default_factory=ToggleSettings)
     supervisor: SupervisorSettings = Field(default_factory=SupervisorSettings)
     state_dir: str | None = None
-    # `todo-ls mcp`: keep the snapshot the OpenCode companion plugin appends to every request.
-    inject_todo_context: bool = True
 
     @field_validator("states")
     @classmethod
     def _check_states(cls, value: dict[str, list[str]]) -> dict[str, list[str]]:
-        unknown = set(value) - set(DEFAULT_STATES)
-        if unknown:
-            raise ValueError(f"unknown state(s) {sorted(unknown)}; known: {list(DEFAULT_STATES)}")
-        merged = {**DEFAULT_STATES, **value}
-        seen: dict[str, str] = {}
-        for state, markers in merged.items():
-            if not markers:
-                raise ValueError(f"state {state!r} needs at least one marker")
-            for marker in markers:
-                if len(marker) != 1 or marker in "[]\n\r":
-                    raise ValueError(f"marker {marker!r} of {state!r} must be one character")
-                if marker in seen and seen[marker] != state:
-                    raise ValueError(f"marker {marker!r} is used by {seen[marker]!r} and {state!r}")
-                seen[marker] = state
-        return merged
+        return merge_states(value)
 
 
 @dataclass(frozen=True)

@@ -45,6 +45,7 @@ log = logging.getLogger(__name__)
 
 TOOL_NAMES = ("todo_write", "todo_read", "todo_subscribe", "todo_unsubscribe")
 SESSION_ARG = "todoLsSessionID"  # added to the arguments by the companion plugin
+INJECT_KEY = "injectTodoContext"
 SNAPSHOT_FOLDER = "context"  # under the default state folder, where the plugin looks
 MAX_FILES = 100  # files in one subscribe / unsubscribe call
 MARKDOWN_SUFFIXES = (".md", ".markdown")
@@ -66,10 +67,22 @@ def read_settings(folder: Path) -> LoadedSettings:
     """The project file's settings (`todo-ls.toml`), validated: a bad value falls back to its
     default and `warnings` says so (read at every call, so an edit applies at once)."""
     found = project_file.read(folder)
-    loaded = load_settings(found.settings)
+    raw = {k: v for k, v in found.settings.items() if k != INJECT_KEY}
+    loaded = load_settings(raw)
     if found.error:
         loaded.warnings.insert(0, found.error)
     return loaded
+
+
+def inject_context(folder: Path) -> bool:
+    """`injectTodoContext` of the project file (default true): whether to keep the snapshot
+    the companion plugin appends to every request. A key of this entry point only, since the
+    editor never sees the plugin's requests."""
+    value = project_file.read(folder).settings.get(INJECT_KEY, True)
+    if not isinstance(value, bool):
+        log.warning("todo-ls mcp: %s must be true or false; using true", INJECT_KEY)
+        return True
+    return value
 
 
 def snapshot_path(session_id: str, env: Mapping[str, str] | None = None) -> Path:
@@ -193,8 +206,7 @@ class TodoTools:
     def _write_snapshot(self, session_id: str, todos: tuple[Todo, ...]) -> None:
         """Refresh the plugin's context file; a failure only costs the injection."""
         path = snapshot_path(session_id, self._env)
-        inject = read_settings(self.folder).settings.inject_todo_context
-        text = context_block(todos) if inject else ""
+        text = context_block(todos) if inject_context(self.folder) else ""
         try:
             if not text:
                 with contextlib.suppress(FileNotFoundError):

@@ -188,3 +188,15 @@ async def test_a_corrupt_store_is_a_tool_error_and_the_server_keeps_serving(
         # The snapshot still shows the last list that was stored.
         snapshot = snapshot_path("ses_a", {"TODO_LS_STATE_DIR": str(state)}).read_text()
         assert "First" in snapshot and "Second" not in snapshot
+
+
+async def test_inject_todo_context_false_keeps_no_snapshot(project: Path, state: Path) -> None:
+    snapshot = snapshot_path("ses_a", {"TODO_LS_STATE_DIR": str(state)})
+    async with connect(project, state) as client:
+        await client.write("ses_a", [{"content": "Shown", "status": "pending"}])
+        assert snapshot.exists()
+        (project / "todo-ls.toml").write_text("injectTodoContext = false\n")
+        error, _ = await client.write("ses_a", [{"content": "Hidden", "status": "pending"}])
+    assert not error
+    assert not snapshot.exists()  # the plugin then appends nothing
+    assert stored(state, "ses_a") == [{"content": "Hidden", "status": "pending", "priority": None}]

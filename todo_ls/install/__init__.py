@@ -1,6 +1,8 @@
 """`todo-ls install <agent>`: write todo-ls into an agent's own settings.
 
-A small registry: each agent's module has `install(options) -> exit code`.
+A small registry: each agent's module has `install(options) -> exit code`. The hook hosts
+(Claude Code, Codex CLI, Gemini CLI) share `hook_settings`, which merges hook entries into a
+JSON settings file and takes them out again; OpenCode's (`opencode`) edits opencode.json.
 """
 
 from __future__ import annotations
@@ -18,6 +20,9 @@ Scope = Literal["project", "user"]
 
 # agent name -> module with `install(options: Options) -> int`
 HOSTS: dict[str, str] = {
+    "claude-code": "todo_ls.install.claude_code",
+    "codex": "todo_ls.install.codex",
+    "gemini-cli": "todo_ls.install.gemini_cli",
     "opencode": "todo_ls.install.opencode",
 }
 
@@ -32,12 +37,12 @@ class Options:
     uninstall: bool = False
     env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
     out: TextIO = field(default_factory=lambda: sys.stdout)
-    command: str = ""  # how the agent starts todo-ls (a shell command); "" = this todo-ls
+    command: str = ""  # how the agent starts todo-ls; "" = this running todo-ls
 
 
 def todo_ls_command(argv0: str | None = None, python: str | None = None) -> str:
     """The absolute command of the running todo-ls: its script when started as `todo-ls`,
-    else `<this python> -m todo_ls` (agents start it with their own PATH and folder)."""
+    else `<this python> -m todo_ls` (agents run hooks with their own PATH and folder)."""
     script = Path(sys.argv[0] if argv0 is None else argv0)
     if script.name.startswith("todo-ls") and script.is_file():
         return shlex.quote(str(script.resolve()))

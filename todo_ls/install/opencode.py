@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Protocol, TextIO
 
-from todo_ls.install import jsonc
+from todo_ls.install import jsonc, todo_ls_command
 
 SERVER = "todo"
 PLUGIN_FILE = "todo-ls-v1.js"
@@ -176,7 +176,7 @@ def install(options: InstallOptions) -> int:
         if options.uninstall:
             after = edit(before, None, None) if before else before
         else:
-            command = [*shlex.split(options.command), "mcp"]
+            command = [*shlex.split(options.command or todo_ls_command()), "mcp"]
             entry = {"type": "local", "command": command}
             after = edit(before, entry, plugin_path().as_uri())
     except (InstallError, OSError, UnicodeDecodeError) as err:
