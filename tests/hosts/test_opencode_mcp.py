@@ -184,9 +184,12 @@ async def test_two_sessions_keep_their_own_lists_and_nudges(
     assert "Write the parser" not in after_docs
 
 
-async def test_a_tool_call_reaches_the_server_with_its_session(
+async def test_a_read_reaches_the_server_with_its_session_and_the_project_files(
     server: McpOpencode, model: RoutedModel
 ) -> None:
+    # OpenCode starts `todo-ls mcp` in the session's project folder: its project file counts.
+    (server.project / "todo-ls.toml").write_text('markdownFiles = ["PLAN.md"]\n')
+    (server.project / "PLAN.md").write_text("- [ ] Ship the release\n")
     prompt = "Plan, then read the list back."
     model.routes[prompt] = [
         todo_write(("Only item", "pending")),
@@ -197,6 +200,7 @@ async def test_a_tool_call_reaches_the_server_with_its_session(
     await asyncio.to_thread(server.prompt, sid, prompt)
     await until(lambda: len(model.of(prompt)) >= 3, 60, "the read and the answer after it")
     results = [m.get("content") for m in model.of(prompt)[2]["messages"] if m.get("role") == "tool"]
-    answer = json.dumps(results)
+    answer = "\n".join(str(r) for r in results)
     assert "[pending] Only item" in answer, answer
+    assert "PLAN.md:1 — Ship the release" in answer
     assert "no OpenCode session id" not in answer
