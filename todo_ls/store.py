@@ -69,6 +69,26 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             json TEXT NOT NULL,
             at REAL NOT NULL)""",
     ),
+    # Sessions of agents reached through hooks (Claude Code, Codex, Gemini CLI): each hook
+    # process records what it saw, and the language servers list them from here. A Stop
+    # hook's block is a nudge in the ledger; `stop_blocks` makes it one per opportunity.
+    (
+        """CREATE TABLE hook_sessions (
+            session_id TEXT PRIMARY KEY,
+            host TEXT NOT NULL,
+            directory TEXT NOT NULL,
+            state TEXT NOT NULL,
+            detail TEXT NOT NULL DEFAULT '',
+            turn TEXT NOT NULL DEFAULT '',
+            updated_at REAL NOT NULL)""",
+        "CREATE INDEX hook_sessions_directory ON hook_sessions (directory)",
+        """CREATE TABLE stop_blocks (
+            session_id TEXT NOT NULL,
+            opportunity TEXT NOT NULL,
+            work_mark TEXT NOT NULL,
+            nudge_id INTEGER NOT NULL,
+            PRIMARY KEY (session_id, opportunity))""",
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -110,6 +130,19 @@ class NudgeRecord:
     kind: str  # "idle" | "stall" | "manual"
     state: str  # "claimed" | "sent" | "failed"
     number: int = 0  # nudge number within its episode (1-based)
+
+
+@dataclass(frozen=True)
+class HookSession:
+    """A session of an agent reached through hooks, as its last hook event left it."""
+
+    session_id: str
+    host: str  # "claude-code" | "codex" | "gemini-cli"
+    directory: str  # the agent's project folder
+    state: str  # "working" | "waiting" | "idle" | "ended"
+    detail: str
+    turn: str  # the current turn's id (`prompt_id` / `turn_id`), "" when unknown
+    updated_at: float
 
 
 @dataclass(frozen=True)
@@ -582,10 +615,120 @@ class Store:
             ).fetchall()
             c.executemany("DELETE FROM nudges WHERE session_id = ?", dormant)
             c.executemany("DELETE FROM episodes WHERE session_id = ?", dormant)
+            c.executemany("DELETE FROM stop_blocks WHERE session_id = ?", dormant)
+            c.execute("DELETE FROM hook_sessions WHERE updated_at < ?", (cutoff,))
             c.execute("DELETE FROM session_todos WHERE at < ?", (cutoff,))
             return len(dormant)
 
         return self._transaction(body)
+
+    # sessions of hosts reached through hooks
+
+    def record_hook_session(
+        self,
+        session_id: str,
+        host: str,
+        directory: str,
+        state: str,
+        now: float,
+        *,
+        detail: str = "",
+        turn: str | None = None,
+    ) -> None:
+        """Record a hook event's view of a session (`turn` None keeps the stored turn)."""
+        self._transaction(
+            lambda c: c.execute(
+                "INSERT INTO hook_sessions (session_id, host, directory, state, detail, turn, "
+                "updated_at) VALUES (?, ?, ?, ?, ?, COALESCE(?, ''), ?) "
+                "ON CONFLICT (session_id) DO UPDATE SET host = excluded.host, "
+                "directory = excluded.directory, state = excluded.state, "
+                "detail = excluded.detail, turn = COALESCE(?, hook_sessions.turn), "
+                "updated_at = excluded.updated_at",
+                (session_id, host, directory, state, detail, turn, now, turn),
+            )
+        )
+
+    def hook_session(self, session_id: str) -> HookSession | None:
+        """One hook-host session, None when no hook event recorded it."""
+        rows = self._query(
+            f"SELECT {_HOOK_COLUMNS} FROM hook_sessions WHERE session_id = ?", (session_id,)
+        )
+        return HookSession(*rows[0]) if rows else None
+
+    def hook_sessions(self, since: float = 0.0) -> list[HookSession]:
+        """Hook-host sessions updated since `since` (ended ones included), oldest first."""
+
+        def read(conn: sqlite3.Connection) -> list[HookSession]:
+            rows = conn.execute(
+                f"SELECT {_HOOK_COLUMNS} FROM hook_sessions WHERE updated_at >= ? "
+                "ORDER BY updated_at, session_id",
+                (since,),
+            ).fetchall()
+            return [HookSession(*row) for row in rows]
+
+        return list(self._cached(("hook_sessions", since), read))
+
+    def has_stop_block(self, session_id: str, opportunity: str) -> bool:
+        """Whether a Stop-hook block was already recorded for this opportunity."""
+        rows = self._query(
+            "SELECT 1 FROM stop_blocks WHERE session_id = ? AND opportunity = ?",
+            (session_id, opportunity),
+        )
+        return bool(rows)
+
+    def last_stop_mark(self, session_id: str) -> str | None:
+        """The work mark recorded with the session's latest Stop-hook block (None: none)."""
+        rows = self._query(
+            "SELECT work_mark FROM stop_blocks WHERE session_id = ? ORDER BY nudge_id DESC LIMIT 1",
+            (session_id,),
+        )
+        return str(rows[0][0]) if rows else None
+
+    def claim_stop_block(
+        self,
+        session_id: str,
+        opportunity: str,
+        work_mark: str,
+        open_hash: str,
+        owner: str,
+        now: float,
+    ) -> Claim | None:
+        """Record a Stop-hook block as a sent nudge, once per `opportunity` of the session.
+
+        Parallel hook processes of one Stop (several registrations, retries) compute the same
+        `opportunity` from the same input: the first one to commit gets the claim, the others
+        None and must not block. A block is delivered by the hook's answer itself, so it is
+        recorded as sent at once."""
+
+        def body(c: sqlite3.Connection) -> Claim | None:
+            taken = c.execute(
+                "SELECT 1 FROM stop_blocks WHERE session_id = ? AND opportunity = ?",
+                (session_id, opportunity),
+            ).fetchone()
+            if taken:
+                return None
+            episode = _episode(c, session_id)
+            number = _sent_in_episode(c, session_id, episode) + 1
+            cur = c.execute(
+                "INSERT INTO nudges (session_id, episode, number, open_hash, kind, owner, "
+                "claimed_at, expires_at, state, settled_at) "
+                "VALUES (?, ?, ?, ?, 'stop', ?, ?, ?, 'sent', ?)",
+                (session_id, episode, number, open_hash, owner, now, now, now),
+            )
+            assert cur.lastrowid is not None
+            c.execute(
+                "INSERT INTO stop_blocks (session_id, opportunity, work_mark, nudge_id) "
+                "VALUES (?, ?, ?, ?)",
+                (session_id, opportunity, work_mark, cur.lastrowid),
+            )
+            return Claim(cur.lastrowid, session_id, number)
+
+        return self._transaction(body)
+
+    def data_version(self) -> int:
+        """SQLite's `PRAGMA data_version`: it moves when another connection commits, so a
+        process can notice other processes' writes with one cheap query."""
+        return int(self._query("PRAGMA data_version")[0][0])
 
     # todo lists for hosts without their own
 
@@ -614,6 +757,7 @@ class Store:
             self._db.close()
 
 
+_HOOK_COLUMNS = "session_id, host, directory, state, detail, turn, updated_at"
 _RECORD_COLUMNS = (
     "session_id, open_hash, COALESCE(settled_at, claimed_at), owner, kind, state, number"
 )

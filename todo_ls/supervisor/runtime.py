@@ -36,6 +36,7 @@ from todo_ls.supervisor.activity import (
 )
 from todo_ls.supervisor.clock import Clock, Timer
 from todo_ls.supervisor.policy import (
+    LIFTED_BY_PROMPT,
     Decision,
     NudgeHistory,
     OpenSet,
@@ -44,6 +45,7 @@ from todo_ls.supervisor.policy import (
     describe,
     evaluate,
     open_set,
+    read_history,
 )
 from todo_ls.supervisor.text import Nudge
 from todo_ls.workspace import WorkspaceIndex
@@ -59,8 +61,6 @@ LEDGER_RETENTION_S = 30 * 24 * 3600.0
 # also change the counts the status shows ("1 tool").
 _COUNTED_WORK = (ev.ToolStarted, ev.ToolEnded, ev.StepStarted, ev.StepEnded)
 _WORK_EVENTS = (ev.SpanStarted, ev.SpanEnded, ev.ToolProgress, *_COUNTED_WORK)
-# Pauses a real user prompt lifts; a pause made by the pause command waits for resume.
-_LIFTED_BY_PROMPT = frozenset({"interrupt", "error", "no-progress", "episode-cap"})
 
 
 class Workspace(Protocol):
@@ -299,7 +299,7 @@ class Runtime:
             self._store.pause(effect.session_id, "error", now, keep_user_pause=True)
             return
         pause = self._store.paused(effect.session_id)
-        if pause is not None and pause.reason in _LIFTED_BY_PROMPT:
+        if pause is not None and pause.reason in LIFTED_BY_PROMPT:
             log.info("supervisor: %s: the user wrote; pause lifted", effect.session_id)
             self._store.resume(effect.session_id)
         self._store.start_episode(effect.session_id, now)
@@ -353,14 +353,7 @@ class Runtime:
         return open_set(session.todos, files)
 
     def _history(self, session_id: str, open_hash: str) -> NudgeHistory:
-        last = self._store.last_sent(session_id)
-        return NudgeHistory(
-            last_at=last.at if last else None,
-            last_hash=last.open_hash if last else None,
-            last_number=last.number if last else 0,
-            episode_count=self._store.episode_nudge_count(session_id),
-            same_hash_streak=self._store.consecutive_same_hash(session_id, open_hash),
-        )
+        return read_history(self._store, session_id, open_hash)
 
     def _decide(self, session_id: str) -> tuple[Decision, TreeView, OpenSet]:
         now = self._clock.now()

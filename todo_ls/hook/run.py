@@ -1,0 +1,246 @@
+"""The edge of `todo-ls hook`: stdin, the project file, the store, stdout, the log.
+
+Fail open: whatever goes wrong (unreadable input, an unknown event, an unusable store, any
+exception) the hook exits 0 with nothing on stdout, so the agent stops as if todo-ls were not
+installed, and one line goes to `hook.log` in the state folder. It never blocks by accident and
+never prints a traceback where the agent's user would see it.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, TextIO
+
+from todo_ls import project_file
+from todo_ls.hook import core, protocol, sources
+from todo_ls.hook.settings import LightSettings, load
+from todo_ls.store import Store, default_state_dir
+from todo_ls.supervisor.policy import LIFTED_BY_PROMPT
+
+if TYPE_CHECKING:
+    from todo_ls.checklist.model import FileItem
+
+LOG_NAME = "hook.log"
+LOG_MAX_BYTES = 1_000_000  # then the log starts over, keeping one older file
+MAX_INPUT_BYTES = 16 * 1024 * 1024
+USAGE = "usage: todo-ls hook [--host claude-code|codex|gemini-cli] < hook-input.json"
+
+
+class HookFailure(Exception):
+    """The hook cannot act; the message is the log line."""
+
+
+def main(
+    argv: Sequence[str],
+    stdin: TextIO | None = None,
+    stdout: TextIO | None = None,
+    env: Mapping[str, str] | None = None,
+    now: float | None = None,
+) -> int:
+    """Run one hook invocation. Always returns 0 except for a wrong command line."""
+    host = _host_option(argv)
+    if isinstance(host, str) and host.startswith("usage"):
+        sys.stderr.write(host + "\n")
+        return 2
+    env = os.environ if env is None else env
+    # No handler: the store's warnings must not reach stderr (the agent's screen).
+    logging.getLogger().addHandler(logging.NullHandler())
+    state_dir = default_state_dir(env)
+    event = "?"
+    try:
+        text = (stdin or sys.stdin).read(MAX_INPUT_BYTES)
+        hook = protocol.parse(text, env, host)  # type: ignore[arg-type]
+        event = f"{hook.host} {hook.host_event}"
+        answer, state_dir = handle(hook, env, time.time() if now is None else now)
+    except Exception as exc:  # fail open, whatever it was
+        _log(state_dir, f"{event}: {_describe(exc)}")
+        return 0
+    if answer:
+        out = stdout or sys.stdout
+        out.write(answer + "\n")
+        out.flush()
+    return 0
+
+
+def _host_option(argv: Sequence[str]) -> protocol.HostKind | str | None:
+    args = list(argv)
+    if not args:
+        return None
+    if len(args) == 2 and args[0] == "--host" and args[1] in protocol.HOST_KINDS:
+        return args[1]
+    if len(args) == 1 and args[0].startswith("--host=") and args[0][7:] in protocol.HOST_KINDS:
+        return args[0][7:]
+    return USAGE
+
+
+def _describe(exc: BaseException) -> str:
+    if isinstance(exc, (HookFailure, protocol.HookInputError)):
+        return str(exc)
+    return f"{type(exc).__name__}: {exc}".splitlines()[0]
+
+
+def handle(hook: protocol.HookInput, env: Mapping[str, str], now: float) -> tuple[str | None, Path]:
+    """Act on one hook input; returns the answer for stdout (None: let the agent stop) and the
+    state folder used."""
+    folder = Path(os.path.normpath(os.path.abspath(protocol.project_dir(hook, env) or ".")))
+    project = project_file.read(folder)
+    settings, warnings = load(project.settings)
+    state_dir = Path(settings.state_dir).expanduser() if settings.state_dir else None
+    state_dir = state_dir or default_state_dir(env)
+    for line in ([project.error] if project.error else []) + warnings:
+        _log(state_dir, f"{hook.host} {hook.host_event}: {line}")
+    store = Store.open(state_dir)
+    try:
+        if store.warning:  # moved aside or in memory: no history to keep a loop bounded
+            raise HookFailure(f"state store unusable: {store.warning}")
+        if hook.event == "stop":
+            return _stop(hook, store, settings, folder, env, now), state_dir
+        _record(hook, store, settings, folder, env, now)
+        return None, state_dir
+    finally:
+        store.close()
+
+
+def _record(
+    hook: protocol.HookInput,
+    store: Store,
+    settings: LightSettings,
+    folder: Path,
+    env: Mapping[str, str],
+    now: float,
+) -> None:
+    change = core.transition(hook, settings.pause_on_interrupt)
+    sid = hook.session_id
+    if change.new_episode:
+        pause = store.paused(sid)
+        if pause is not None and pause.reason in LIFTED_BY_PROMPT:
+            store.resume(sid)
+        store.start_episode(sid, now)
+    if change.pause:
+        store.pause(sid, change.pause, now, keep_user_pause=True)
+    if hook.event == "tool-use":
+        _store_own_list(hook, store, env, now, from_tool=True)
+    if change.state is not None:
+        store.record_hook_session(
+            sid, hook.host, str(folder), change.state, now, detail=change.detail, turn=change.turn
+        )
+
+
+def _stop(
+    hook: protocol.HookInput,
+    store: Store,
+    settings: LightSettings,
+    folder: Path,
+    env: Mapping[str, str],
+    now: float,
+) -> str | None:
+    from todo_ls.supervisor.events import SessionTodo
+    from todo_ls.supervisor.policy import open_set, read_history
+
+    sid = hook.session_id
+    todos = _store_own_list(hook, store, env, now, from_tool=False) or []
+    own = [SessionTodo(t["content"], t["status"], t.get("priority")) for t in todos]  # type: ignore[arg-type]
+    items = open_set(own, _file_items(folder, settings, store))
+    mark = core.work_mark(_size(hook.transcript_path), hook.last_message)
+    key = core.opportunity(hook.turn, mark, items.hash)
+    if store.has_stop_block(sid, key):
+        return None  # another process answered this very Stop (a second registration)
+    pause = store.paused(sid)
+    facts = core.StopFacts(
+        items=items,
+        pause_reason=pause.reason if pause else None,
+        history=read_history(store, sid, items.hash),
+        work_mark=mark,
+        last_block_mark=store.last_stop_mark(sid),
+        background_tasks=hook.background_tasks,
+        enabled=settings.enabled,
+    )
+    verdict = core.decide_stop(facts, settings)
+    answer = None
+    if verdict.block:
+        claim = store.claim_stop_block(sid, key, mark, items.hash, f"hook:{os.getpid()}", now)
+        if claim is None:
+            return None  # lost the race to a parallel process of the same Stop
+        answer = protocol.block_answer(hook.host, core.block_reason(items, claim.number))
+    store.record_hook_session(
+        sid, hook.host, str(folder), verdict.state, now, detail=verdict.detail, turn=hook.turn
+    )
+    return answer
+
+
+def _file_items(folder: Path, settings: LightSettings, store: Store) -> list[FileItem]:
+    from todo_ls import checklist
+    from todo_ls.checklist.model import StateRegistry
+    from todo_ls.workspace import Folder, WorkspaceIndex
+
+    index = WorkspaceIndex(store)
+    here = Folder.from_path(folder)
+    index.set_folders([here])
+    index.configure(settings.markdown_files, StateRegistry.from_settings(settings.states))
+    found: list[FileItem] = []
+    for path in index.subscribed(here):
+        state = index.state(path)
+        found += checklist.file_items(state.checklist, here.relative(path))
+    return found
+
+
+def _store_own_list(
+    hook: protocol.HookInput, store: Store, env: Mapping[str, str], now: float, from_tool: bool
+) -> list[sources.Todo] | None:
+    """The session's own list from where its host keeps it, stored when it changed; else the
+    list stored earlier (a `TodoWrite` seen by the tool hook)."""
+    found: list[sources.Todo] | None = None
+    if hook.host == "claude-code":
+        if from_tool and hook.tool_name == "TodoWrite":
+            found = sources.todowrite_list(hook.tool_input)
+        elif hook.tool_name != "TodoWrite":
+            found = sources.claude_tasks(sources.claude_tasks_dir(hook.session_id, env))
+    elif hook.host == "codex" and hook.transcript_path:
+        found = sources.codex_plan(Path(hook.transcript_path))
+    stored = store.session_todos(hook.session_id)
+    if found is None:
+        return stored
+    if found != stored:
+        store.set_session_todos(hook.session_id, found, now)
+    return found
+
+
+def _size(path: str | None) -> int | None:
+    if not path:
+        return None
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return None
+
+
+def _log(state_dir: Path, line: str) -> None:
+    """Append one line to the hook log; a state folder that cannot be written falls back to
+    the temp folder, and if that fails too the line is lost (never stderr)."""
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    text = f"{stamp} todo-ls hook: {line}\n"
+    user = os.getuid() if hasattr(os, "getuid") else "user"
+    fallback = Path(tempfile.gettempdir()) / f"todo-ls-{user}"
+    for directory in (state_dir, fallback):
+        try:
+            directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+            path = directory / LOG_NAME
+            try:
+                if path.stat().st_size > LOG_MAX_BYTES:
+                    os.replace(path, path.with_name(LOG_NAME + ".1"))
+            except FileNotFoundError:
+                pass
+            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            try:
+                os.write(fd, text.encode("utf-8", "replace"))
+            finally:
+                os.close(fd)
+            return
+        except OSError:
+            continue
