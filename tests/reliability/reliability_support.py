@@ -4,6 +4,7 @@ name once several suites have one)."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import os
 import signal
@@ -178,6 +179,9 @@ class StdioLanguageServer:
     ) -> None:
         self.name = "language server (stdio)"
         self.supervisor: dict[str, Any] = {}
+        self.responses: dict[int, dict[str, Any]] = {}
+        self._ids = itertools.count(100)
+        self._write = threading.Lock()
         self.proc = subprocess.Popen(
             command,
             env=env,
@@ -196,12 +200,31 @@ class StdioLanguageServer:
                 if message.get("method") == "todoLs/status":
                     self.supervisor = message["params"].get("supervisor") or {}
                 elif "id" in message and "method" in message:
-                    body = json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": None})
-                    data = body.encode()
-                    self.proc.stdin.write(b"Content-Length: %d\r\n\r\n%s" % (len(data), data))
-                    self.proc.stdin.flush()
+                    self._send({"jsonrpc": "2.0", "id": message["id"], "result": None})
+                elif "id" in message:
+                    self.responses[message["id"]] = message
         except (AssertionError, OSError, ValueError):
             return  # the server exited: alive() says so
+
+    def _send(self, message: dict[str, Any]) -> None:
+        assert self.proc.stdin is not None
+        data = json.dumps(message).encode()
+        with self._write:
+            self.proc.stdin.write(b"Content-Length: %d\r\n\r\n%s" % (len(data), data))
+            self.proc.stdin.flush()
+
+    def command(self, name: str, argument: dict[str, Any], timeout: float = 10.0) -> Any:
+        """Run `workspace/executeCommand` `name` with its one argument; the result, or
+        AssertionError on an error answer or none within `timeout` seconds."""
+        request_id = next(self._ids)
+        params = {"command": name, "arguments": [argument]}
+        method = "workspace/executeCommand"
+        self._send({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
+        wait_until(lambda: request_id in self.responses, timeout, f"the answer to {name}")
+        answer = self.responses.pop(request_id)
+        if "error" in answer:
+            raise AssertionError(f"{name} failed: {answer['error']}")
+        return answer.get("result")
 
     def alive(self) -> bool:
         return self.proc.poll() is None
