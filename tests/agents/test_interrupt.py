@@ -1,0 +1,42 @@
+"""A user interrupt is never answered with a block, and the next real prompt is supervised
+again: Claude Code runs no Stop hook after a stream-json interrupt; Codex runs its Interrupt
+hook after `turn/interrupt`, which pauses the session until the user writes."""
+
+from __future__ import annotations
+
+import pytest
+from agent_harness import ClaudeCode, ClaudeConversation, Codex, CodexThread
+from fake_agent_models import tick_all
+from fake_model import stall, text
+
+pytestmark = [pytest.mark.agents, pytest.mark.timeout(180)]
+
+Agent = ClaudeCode | Codex
+
+
+def test_interrupted_turn_is_not_blocked_and_the_next_prompt_is_supervised(
+    agent: Agent, conversation: ClaudeConversation | CodexThread
+) -> None:
+    model = agent.model
+    model.script(stall(120, "Looking at the plan."))
+    conversation.start_turn("Work through PLAN.md.")
+    model.wait_requests(1)
+
+    conversation.interrupt()
+
+    assert conversation.finish_turn() == "interrupted"
+    model.release()  # the stalled answer nobody reads any more
+    assert model.nudges() == [], "an interrupted turn was answered with a nudge"
+    assert len(model.requests) == 1, "the model was asked again after the interrupt"
+    if isinstance(conversation, ClaudeConversation):
+        assert conversation.hook_responses("Stop") == [], "a Stop hook ran after the interrupt"
+
+    # The next real prompt: ends its turn with the plan open → one nudge; ticks; stops.
+    model.script(text("Done."), agent.shell(tick_all()), text("All items are ticked."))
+    conversation.start_turn("Go on.")
+
+    assert conversation.finish_turn() == "completed"
+    nudges = model.nudges()
+    assert len(nudges) == 1, f"the prompt after the interrupt got {len(nudges)} nudges: {nudges}"
+    assert "PLAN.md:3" in nudges[0] and "PLAN.md:5" in nudges[0]
+    assert agent.project.open_items() == 0

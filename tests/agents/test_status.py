@@ -1,0 +1,111 @@
+"""What an editor shows of a hook host's session: a todo-ls language server over stdio,
+started beside the agent on the same project and state folder, lists the session in
+`todoLs/status` with its host, state and counts, and its `todoLs.pause` / `todoLs.resume`
+decide the agent's next Stop."""
+
+from __future__ import annotations
+
+import pytest
+from agent_harness import ClaudeCode, ClaudeConversation, Codex, CodexThread, wait_session
+from fake_agent_models import tick_all
+from fake_model import stall, text
+from reliability_support import StdioLanguageServer
+
+pytestmark = [pytest.mark.agents, pytest.mark.timeout(180)]
+
+Agent = ClaudeCode | Codex
+SHOWN = 5.0  # seconds for a hook event to reach the status (the server polls the store)
+
+
+def test_the_session_shows_working_during_the_turn_and_idle_after_it(
+    agent: Agent,
+    conversation: ClaudeConversation | CodexThread,
+    language_server: StdioLanguageServer,
+) -> None:
+    model = agent.model
+    model.script(
+        stall(120, "Reading the plan."),  # the turn stays open until released
+        agent.shell(tick_all()),  # after the nudge: does the work
+        text("All items are ticked."),
+    )
+    conversation.start_turn("Work through PLAN.md.")
+    model.wait_requests(1)
+    sid = conversation.session_id
+
+    working = wait_session(
+        language_server, sid, lambda s: s.get("state") == "working", "working", SHOWN
+    )
+    assert working.get("host") == agent.host
+
+    model.release()
+    assert conversation.finish_turn() == "completed"
+    assert len(model.nudges()) == 1
+    idle = wait_session(
+        language_server,
+        sid,
+        lambda s: s.get("state") == "idle" and s.get("nudges") == 1,
+        "idle after one nudge",
+        SHOWN,
+    )
+    assert idle.get("host") == agent.host
+    assert idle.get("open") == 0
+    assert idle.get("pausedReason") is None
+
+
+def test_a_session_that_never_progresses_shows_paused_no_progress(
+    agent: Agent, language_server: StdioLanguageServer
+) -> None:
+    agent.project.settings({"maxNoProgressNudges": 2})
+    agent.project.install(agent.host)
+    agent.model.script(*[agent.shell("ls"), text("Still working on it.")] * 8)
+
+    run = agent.run()
+
+    assert agent.finished(run)
+    blocks = len(agent.model.nudges())
+    assert 1 <= blocks <= 2, f"{blocks} blocks with maxNoProgressNudges = 2"
+    paused = wait_session(
+        language_server,
+        agent.session_of(run),
+        lambda s: s.get("state") == "paused" and s.get("pausedReason") == "no-progress",
+        "paused no-progress",
+        SHOWN,
+    )
+    assert paused.get("host") == agent.host
+    assert paused.get("nudges") == blocks
+    assert paused.get("open") == 2
+
+
+def test_pause_from_the_language_server_lets_the_next_stop_through(
+    agent: Agent,
+    conversation: ClaudeConversation | CodexThread,
+    language_server: StdioLanguageServer,
+) -> None:
+    model = agent.model
+    model.script(stall(120, "Reading the plan."))
+    conversation.start_turn("Work through PLAN.md.")
+    model.wait_requests(1)
+    sid = conversation.session_id
+    wait_session(language_server, sid, lambda s: s.get("state") == "working", "working", SHOWN)
+
+    answer = language_server.command("todoLs.pause", {"sessionID": sid})
+
+    assert [s.get("id") for s in answer["sessions"]] == [sid], answer
+    model.release()
+    assert conversation.finish_turn() == "completed"
+    assert model.nudges() == [], "the paused session was blocked at its Stop"
+    assert len(model.requests) == 1
+    wait_session(
+        language_server,
+        sid,
+        lambda s: s.get("state") == "paused" and s.get("pausedReason") == "user",
+        "paused by the user",
+        SHOWN,
+    )
+
+    # Resumed, the next turn that ends with the plan open is blocked again.
+    language_server.command("todoLs.resume", {"sessionID": sid})
+    model.script(text("Done."), agent.shell(tick_all()), text("All items are ticked."))
+    conversation.start_turn("Go on.")
+    assert conversation.finish_turn() == "completed"
+    assert len(model.nudges()) == 1
