@@ -115,18 +115,21 @@ class Project:
             "TODO_LS_STATE_DIR": str(self.state),
         }
 
-    def install(self, host: str, *args: str, module: bool = False) -> str:
+    def install(self, host: str, *args: str, module: bool = False, ok: bool = True) -> str:
         """Run `todo-ls install <host> <args>` for this project (as the script, or as
         `python -m todo_ls` when `module`: the hook command then differs) and return its
-        output; AssertionError when it fails."""
+        output; AssertionError when it does not succeed (or, with `ok=False`, does not fail)."""
         start = [sys.executable, "-m", "todo_ls"] if module else [str(VENV_BIN / "todo-ls")]
         command = [*start, "install", host, "--directory", str(self.root), *args]
         done = subprocess.run(
             command, env=self.env(), cwd=self.root, capture_output=True, text=True, timeout=30
         )
-        if done.returncode != 0:
-            raise AssertionError(f"{' '.join(command[1:])} failed: {done.stdout}{done.stderr}")
-        return done.stdout
+        if (done.returncode == 0) != ok:
+            raise AssertionError(
+                f"todo-ls install {host} {' '.join(args)} exited {done.returncode}: "
+                f"{done.stdout}{done.stderr}"
+            )
+        return done.stdout + done.stderr
 
     def open_items(self) -> int:
         return self.plan_path.read_text(encoding="utf-8").count("- [ ]")
