@@ -75,7 +75,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if raw[:1] == ["hook"] and not {"-h", "--help"} & set(raw):
         from todo_ls.hook.run import main as hook_main
 
-        return hook_main(raw[1:])
+        return hook_main(raw[1:], fast_exit=True)
     args = _parser().parse_args(raw)
     command = args.command or "serve"
     if command == "check":

@@ -78,6 +78,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             host TEXT NOT NULL,
             directory TEXT NOT NULL,
             state TEXT NOT NULL,
+            paused TEXT NOT NULL DEFAULT '',
             detail TEXT NOT NULL DEFAULT '',
             turn TEXT NOT NULL DEFAULT '',
             updated_at REAL NOT NULL)""",
@@ -139,7 +140,8 @@ class HookSession:
     session_id: str
     host: str  # "claude-code" | "codex" | "gemini-cli"
     directory: str  # the agent's project folder
-    state: str  # "working" | "waiting" | "idle" | "ended"
+    state: str  # "working" | "waiting" | "idle" | "paused" | "done" | "ended"
+    paused: str  # the pause reason the hook's last decision saw ("" for none)
     detail: str
     turn: str  # the current turn's id (`prompt_id` / `turn_id`), "" when unknown
     updated_at: float
@@ -632,19 +634,20 @@ class Store:
         state: str,
         now: float,
         *,
+        paused: str = "",
         detail: str = "",
         turn: str | None = None,
     ) -> None:
         """Record a hook event's view of a session (`turn` None keeps the stored turn)."""
         self._transaction(
             lambda c: c.execute(
-                "INSERT INTO hook_sessions (session_id, host, directory, state, detail, turn, "
-                "updated_at) VALUES (?, ?, ?, ?, ?, COALESCE(?, ''), ?) "
+                "INSERT INTO hook_sessions (session_id, host, directory, state, paused, detail, "
+                "turn, updated_at) VALUES (?, ?, ?, ?, ?, ?, COALESCE(?, ''), ?) "
                 "ON CONFLICT (session_id) DO UPDATE SET host = excluded.host, "
                 "directory = excluded.directory, state = excluded.state, "
-                "detail = excluded.detail, turn = COALESCE(?, hook_sessions.turn), "
-                "updated_at = excluded.updated_at",
-                (session_id, host, directory, state, detail, turn, now, turn),
+                "paused = excluded.paused, detail = excluded.detail, "
+                "turn = COALESCE(?, hook_sessions.turn), updated_at = excluded.updated_at",
+                (session_id, host, directory, state, paused, detail, turn, now, turn),
             )
         )
 
@@ -757,7 +760,7 @@ class Store:
             self._db.close()
 
 
-_HOOK_COLUMNS = "session_id, host, directory, state, detail, turn, updated_at"
+_HOOK_COLUMNS = "session_id, host, directory, state, paused, detail, turn, updated_at"
 _RECORD_COLUMNS = (
     "session_id, open_hash, COALESCE(settled_at, claimed_at), owner, kind, state, number"
 )

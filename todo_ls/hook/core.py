@@ -3,8 +3,7 @@
 - `transition`: what a hook event means for the session's recorded state (working, waiting,
   idle, ended), its episode and its pause;
 - `decide_stop`: whether a Stop blocks, with the supervisor's policy in its Stop-hook mode;
-- `opportunity`: the key that makes a block happen once per Stop across processes;
-- `listed_state`: the state word an editor shows for a hook-host session.
+- `opportunity`: the key that makes a block happen once per Stop across processes.
 """
 
 from __future__ import annotations
@@ -13,14 +12,7 @@ import hashlib
 from dataclasses import dataclass
 
 from todo_ls.hook.protocol import HookInput
-from todo_ls.supervisor.policy import (
-    Decision,
-    NudgeHistory,
-    OpenSet,
-    PolicySettings,
-    SessionState,
-    evaluate_stop,
-)
+from todo_ls.supervisor.policy import NudgeHistory, OpenSet, PolicySettings, evaluate_stop
 from todo_ls.supervisor.text import Nudge
 
 # Notifications that mean a human must answer before the agent can go on.
@@ -96,9 +88,9 @@ class StopVerdict:
     """Block or not, and what the store records for the session."""
 
     block: bool
-    state: str  # recorded: "working" when blocked (the agent goes on), else "idle"
+    state: str  # recorded: "working" when blocked (the agent goes on), else the policy's word
     detail: str
-    decision: Decision | None = None
+    paused: str = ""  # the pause the policy saw ("" for none)
 
 
 def decide_stop(facts: StopFacts, settings: PolicySettings) -> StopVerdict:
@@ -112,8 +104,8 @@ def decide_stop(facts: StopFacts, settings: PolicySettings) -> StopVerdict:
     worked = facts.last_block_mark is None or facts.last_block_mark != facts.work_mark
     decision = evaluate_stop(facts.items, settings, facts.pause_reason, facts.history, worked)
     if decision.send:
-        return StopVerdict(True, "working", "blocked: open items left", decision)
-    return StopVerdict(False, "idle", decision.reason, decision)
+        return StopVerdict(True, "working", "blocked: open items left")
+    return StopVerdict(False, decision.state, decision.reason, decision.paused_reason or "")
 
 
 def work_mark(transcript_size: int | None, last_message: str) -> str:
@@ -133,19 +125,3 @@ def opportunity(turn: str | None, mark: str, open_hash: str) -> str:
 def block_reason(items: OpenSet, number: int) -> str:
     """The nudge text for a blocked Stop, starting with where it comes from."""
     return f"{SOURCE}: " + Nudge("stop", number, items).text()
-
-
-def listed_state(
-    recorded: str,
-    pause_reason: str | None,
-    items: OpenSet,
-    history: NudgeHistory,
-    settings: PolicySettings,
-) -> tuple[SessionState, str | None]:
-    """The state an editor shows for a hook-host session and its pause reason: the recorded
-    `working` / `waiting` while a turn runs, else what the policy says of a stopped session
-    (`paused` with the earned no-progress or episode-cap pause, `done`, `idle`, `waiting`)."""
-    if pause_reason is None and recorded in ("working", "waiting"):
-        return ("working" if recorded == "working" else "waiting"), None
-    decision = evaluate_stop(items, settings, pause_reason, history, worked_since_last=True)
-    return decision.state, decision.paused_reason

@@ -11,7 +11,6 @@ from __future__ import annotations
 import logging
 import os
 import sys
-import tempfile
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -42,8 +41,13 @@ def main(
     stdout: TextIO | None = None,
     env: Mapping[str, str] | None = None,
     now: float | None = None,
+    fast_exit: bool = False,
 ) -> int:
-    """Run one hook invocation. Always returns 0 except for a wrong command line."""
+    """Run one hook invocation. Always returns 0 except for a wrong command line.
+
+    `fast_exit` (the `todo-ls hook` process) ends the process right after the answer is
+    flushed: closing the last connection to the store would checkpoint its write-ahead log,
+    which costs as much as the rest of the hook and is done by the next writer anyway."""
     host = _host_option(argv)
     if isinstance(host, str) and host.startswith("usage"):
         sys.stderr.write(host + "\n")
@@ -57,7 +61,7 @@ def main(
         text = (stdin or sys.stdin).read(MAX_INPUT_BYTES)
         hook = protocol.parse(text, env, host)  # type: ignore[arg-type]
         event = f"{hook.host} {hook.host_event}"
-        answer, state_dir = handle(hook, env, time.time() if now is None else now)
+        answer, state_dir, store = handle(hook, env, time.time() if now is None else now)
     except Exception as exc:  # fail open, whatever it was
         _log(state_dir, f"{event}: {_describe(exc)}")
         return 0
@@ -65,6 +69,9 @@ def main(
         out = stdout or sys.stdout
         out.write(answer + "\n")
         out.flush()
+    if fast_exit:
+        os._exit(0)
+    store.close()
     return 0
 
 
@@ -85,9 +92,11 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}".splitlines()[0]
 
 
-def handle(hook: protocol.HookInput, env: Mapping[str, str], now: float) -> tuple[str | None, Path]:
-    """Act on one hook input; returns the answer for stdout (None: let the agent stop) and the
-    state folder used."""
+def handle(
+    hook: protocol.HookInput, env: Mapping[str, str], now: float
+) -> tuple[str | None, Path, Store]:
+    """Act on one hook input; returns the answer for stdout (None: let the agent stop), the
+    state folder used and the store, still open (the caller closes it)."""
     folder = Path(os.path.normpath(os.path.abspath(protocol.project_dir(hook, env) or ".")))
     project = project_file.read(folder)
     settings, warnings = load(project.settings)
@@ -100,11 +109,12 @@ def handle(hook: protocol.HookInput, env: Mapping[str, str], now: float) -> tupl
         if store.warning:  # moved aside or in memory: no history to keep a loop bounded
             raise HookFailure(f"state store unusable: {store.warning}")
         if hook.event == "stop":
-            return _stop(hook, store, settings, folder, env, now), state_dir
+            return _stop(hook, store, settings, folder, env, now), state_dir, store
         _record(hook, store, settings, folder, env, now)
-        return None, state_dir
-    finally:
+        return None, state_dir, store
+    except BaseException:
         store.close()
+        raise
 
 
 def _record(
@@ -140,12 +150,11 @@ def _stop(
     env: Mapping[str, str],
     now: float,
 ) -> str | None:
-    from todo_ls.supervisor.events import SessionTodo
     from todo_ls.supervisor.policy import open_set, read_history
 
     sid = hook.session_id
     todos = _store_own_list(hook, store, env, now, from_tool=False) or []
-    own = [SessionTodo(t["content"], t["status"], t.get("priority")) for t in todos]  # type: ignore[arg-type]
+    own = [sources.Entry(t["content"], t["status"], t.get("priority")) for t in todos]
     items = open_set(own, _file_items(folder, settings, store))
     mark = core.work_mark(_size(hook.transcript_path), hook.last_message)
     key = core.opportunity(hook.turn, mark, items.hash)
@@ -169,7 +178,14 @@ def _stop(
             return None  # lost the race to a parallel process of the same Stop
         answer = protocol.block_answer(hook.host, core.block_reason(items, claim.number))
     store.record_hook_session(
-        sid, hook.host, str(folder), verdict.state, now, detail=verdict.detail, turn=hook.turn
+        sid,
+        hook.host,
+        str(folder),
+        verdict.state,
+        now,
+        paused=verdict.paused,
+        detail=verdict.detail,
+        turn=hook.turn,
     )
     return answer
 
@@ -225,6 +241,8 @@ def _log(state_dir: Path, line: str) -> None:
     the temp folder, and if that fails too the line is lost (never stderr)."""
     stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     text = f"{stamp} todo-ls hook: {line}\n"
+    import tempfile
+
     user = os.getuid() if hasattr(os, "getuid") else "user"
     fallback = Path(tempfile.gettempdir()) / f"todo-ls-{user}"
     for directory in (state_dir, fallback):

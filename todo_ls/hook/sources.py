@@ -16,9 +16,19 @@ import json
 import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 Todo = dict[str, str]
+
+
+class Entry(NamedTuple):
+    """A stored todo as the policy reads it."""
+
+    content: str
+    status: str
+    priority: str | None = None
+
+
 _STATUSES = {
     "pending": "pending",
     "in_progress": "in_progress",

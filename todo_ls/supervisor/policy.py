@@ -15,11 +15,12 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from todo_ls.checklist.model import FileItem
-from todo_ls.supervisor.activity import TreeView, clip
-from todo_ls.supervisor.events import SessionTodo
+
+if TYPE_CHECKING:  # the Stop hook uses this module without the activity model (start-up time)
+    from todo_ls.supervisor.activity import TreeView
 
 SessionState = Literal["working", "idle", "waiting", "stalled", "paused", "done"]
 NudgeKind = Literal["idle", "stall"]
@@ -86,7 +87,18 @@ class OpenSet:
         return hashlib.sha256(keys.encode()).hexdigest()[:16]
 
 
-def open_set(todos: Iterable[SessionTodo], file_items: Iterable[FileItem]) -> OpenSet:
+class TodoEntry(Protocol):
+    """An entry of a session's own todo list (`events.SessionTodo` and the hook's)."""
+
+    @property
+    def content(self) -> str: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def priority(self) -> str | None: ...
+
+
+def open_set(todos: Iterable[TodoEntry], file_items: Iterable[FileItem]) -> OpenSet:
     """Open items from the session's todo list plus the subscribed files of its folder."""
     items: list[OpenItem] = []
     total = 0
@@ -309,6 +321,8 @@ def _gate(
 
 def describe(view: TreeView, decision: Decision, now: float) -> str:
     """The status detail, e.g. `1 tool · quiet 4s` or `nudge in 3s`."""
+    from todo_ls.supervisor.activity import clip
+
     parts: list[str] = []
     if decision.state == "waiting":
         return "; ".join(view.waiting) or decision.reason
