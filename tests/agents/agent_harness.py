@@ -145,9 +145,11 @@ class Project:
 
     def language_server(self) -> StdioLanguageServer:
         """A todo-ls language server over stdio with this project as its workspace and the
-        same state folder as the hooks (started beside the agent, as an editor would)."""
+        same state folder as the hooks (started beside the agent, as an editor would, with
+        PLAN.md subscribed in its settings too)."""
+        settings: Json = {"markdownFiles": ["PLAN.md"]}
         return StdioLanguageServer(
-            [sys.executable, "-m", "todo_ls"], self.env(), self.root, with_no_host({})
+            [sys.executable, "-m", "todo_ls"], self.env(), self.root, with_no_host(settings)
         )
 
 

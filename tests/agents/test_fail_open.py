@@ -11,8 +11,15 @@ import shlex
 from pathlib import Path
 
 import pytest
-from agent_harness import AgentRun, ClaudeCode, Codex, hook_responses
-from fake_model import text
+from agent_harness import (
+    AgentRun,
+    ClaudeCode,
+    ClaudeConversation,
+    Codex,
+    CodexThread,
+    hook_responses,
+)
+from fake_model import stall
 
 from todo_ls.store import DB_NAME
 
@@ -64,22 +71,29 @@ def test_broken_input_at_the_stop(agent: Agent) -> None:
     assert len(log) == 1 and STAMPED in log[0], log
 
 
-def test_a_store_corrupted_before_the_stop(agent: Agent) -> None:
-    agent.project.install(agent.host)
+def test_a_store_corrupted_during_the_turn(
+    agent: Agent, conversation: ClaudeConversation | CodexThread
+) -> None:
+    model = agent.model
+    model.script(stall(120, "Done."))  # answers, then holds the turn open until released
+    conversation.start_turn("Work through PLAN.md.")
+    model.wait_requests(1)
+    # While the model answers, the store file (and its write-ahead log, which would still
+    # hold the pages) turns into garbage.
     store = agent.project.state / DB_NAME
-    # The model's first step scribbles over the store file; then it ends its turn.
-    agent.model.script(
-        agent.shell(f"printf 'this is not a database%.0s' $(seq 300) > {shlex.quote(str(store))}"),
-        text("Done."),
-    )
+    for extra in ("-wal", "-shm"):
+        Path(f"{store}{extra}").unlink(missing_ok=True)
+    store.write_bytes(b"not a database " * 300)
+    model.release()
 
-    run = agent.run()
-
-    assert_stopped_unblocked(agent, run)
-    assert len(agent.model.requests) == 2
+    assert conversation.finish_turn() == "completed"
+    assert model.nudges() == [], "the failing hook blocked the agent"
+    assert len(model.requests) == 1
+    if isinstance(conversation, ClaudeConversation):
+        for response in conversation.hook_responses("Stop"):
+            assert response.get("stdout") == "" and response.get("stderr") == "", response
     log = agent.project.hook_log()
-    assert len(log) == 1 and STAMPED in log[0], log
-    assert "store" in log[0], log
+    assert len(log) == 1 and STAMPED in log[0] and "store" in log[0], log
 
 
 def test_a_read_only_state_folder(agent: Agent) -> None:

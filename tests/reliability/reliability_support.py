@@ -179,6 +179,7 @@ class StdioLanguageServer:
     ) -> None:
         self.name = "language server (stdio)"
         self.supervisor: dict[str, Any] = {}
+        self.status: dict[str, Any] = {}  # the whole latest `todoLs/status`
         self.responses: dict[int, dict[str, Any]] = {}
         self._ids = itertools.count(100)
         self._write = threading.Lock()
@@ -198,6 +199,7 @@ class StdioLanguageServer:
             while self.proc.poll() is None:
                 message = read_message(self.proc)
                 if message.get("method") == "todoLs/status":
+                    self.status = message["params"]
                     self.supervisor = message["params"].get("supervisor") or {}
                 elif "id" in message and "method" in message:
                     self._send({"jsonrpc": "2.0", "id": message["id"], "result": None})
