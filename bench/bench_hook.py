@@ -6,7 +6,8 @@ sqlite3"` (spawn to exit), the least a hook that reads JSON and the shared store
 Each hook run is a new session's Stop with open items: the full path (project file, store,
 1,000-line plan parsed, the policy, a block claimed and written, the nudge printed).
 
-One extra run lists the modules the hook loaded: pygls, lsprotocol, httpx, pydantic, the
+CPU time (user + system) of both is reported beside, as it varies less than wall time on a busy
+machine. One extra run lists the modules the hook loaded: pygls, lsprotocol, httpx, pydantic, the
 settings model, the supervisor runtime and the host adapters must not be among them.
 
 Both run with bytecode caching on (in a temporary `PYTHONPYCACHEPREFIX`), as a pip-installed
@@ -20,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -29,7 +31,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from benchutil import report, summary
+from benchutil import ms, report, summary
 
 BUDGET_RATIO = 3.0
 PLAN_LINES = 1000
@@ -99,19 +101,26 @@ def stop_input(project: Path, n: int) -> bytes:
     ).encode()
 
 
-def run_hook(command: list[str], data: bytes, env: dict[str, str]) -> tuple[float, bytes]:
-    start = time.perf_counter()
+def child_cpu() -> float:
+    """CPU seconds (user + system) used by finished child processes so far."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def run_hook(command: list[str], data: bytes, env: dict[str, str]) -> tuple[float, float, bytes]:
+    """Wall and CPU seconds of one hook process, and what it printed."""
+    cpu, start = child_cpu(), time.perf_counter()
     done = subprocess.run([*command, "hook"], input=data, capture_output=True, env=env)
     elapsed = time.perf_counter() - start
     if done.returncode != 0:
         raise SystemExit(f"the hook exited {done.returncode}: {done.stderr.decode()[-500:]}")
-    return elapsed, done.stdout
+    return elapsed, child_cpu() - cpu, done.stdout
 
 
-def spawn_baseline(env: dict[str, str]) -> float:
-    start = time.perf_counter()
+def spawn_baseline(env: dict[str, str]) -> tuple[float, float]:
+    cpu, start = child_cpu(), time.perf_counter()
     subprocess.run([sys.executable, "-c", "import json, sqlite3"], check=True, env=env)
-    return time.perf_counter() - start
+    return time.perf_counter() - start, child_cpu() - cpu
 
 
 def main() -> None:
@@ -121,6 +130,8 @@ def main() -> None:
     command = hook_command()
     hook: list[float] = []
     baseline: list[float] = []
+    hook_cpu: list[float] = []
+    baseline_cpu: list[float] = []
     with tempfile.TemporaryDirectory(prefix="todo-ls-bench-hook-") as tmp:
         root = Path(tmp)
         project = make_project(root)
@@ -133,13 +144,16 @@ def main() -> None:
         }
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         spawn_baseline(env)
-        _, first = run_hook(command, stop_input(project, -1), env)  # creates the store
+        *_, first = run_hook(command, stop_input(project, -1), env)  # creates the store
         blocked = json.loads(first).get("decision") == "block"
         for n in range(args.repeats):
-            elapsed, out = run_hook(command, stop_input(project, n), env)
+            elapsed, cpu, out = run_hook(command, stop_input(project, n), env)
             blocked = blocked and json.loads(out).get("decision") == "block"
             hook.append(elapsed)
-            baseline.append(spawn_baseline(env))
+            hook_cpu.append(cpu)
+            elapsed, cpu = spawn_baseline(env)
+            baseline.append(elapsed)
+            baseline_cpu.append(cpu)
         probe = subprocess.run(
             [sys.executable, "-c", PROBE],
             input=stop_input(project, 10_000),
@@ -163,6 +177,11 @@ def main() -> None:
             "hook_stop": summary(hook),
             "python_import_json_sqlite3": summary(baseline),
             "ratio_p50": round(ratio, 2),
+            # CPU time of the processes, less sensitive than wall time to a busy machine.
+            "cpu_ms_p50": {
+                "hook": ms(statistics.median(hook_cpu)),
+                "baseline": ms(statistics.median(baseline_cpu)),
+            },
             "every_run_blocked": blocked,
             "heavy_modules_loaded": heavy,
             "budget": {"ratio_p50_max": BUDGET_RATIO, "forbidden_modules": list(FORBIDDEN_MODULES)},

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import logging
 import os
 import sqlite3
 import sys
@@ -24,12 +23,10 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 if sys.platform != "win32":
     import fcntl
-
-log = logging.getLogger(__name__)
 
 DB_NAME = "state.db"
 
@@ -133,8 +130,7 @@ class NudgeRecord:
     number: int = 0  # nudge number within its episode (1-based)
 
 
-@dataclass(frozen=True)
-class HookSession:
+class HookSession(NamedTuple):
     """A session of an agent reached through hooks, as its last hook event left it."""
 
     session_id: str
@@ -183,11 +179,13 @@ def _is_locked(err: sqlite3.OperationalError) -> bool:
 class Store:
     """One database file, WAL, created with mode 0600; safe across processes and threads."""
 
-    def __init__(self, path: Path, busy_timeout: float = 5.0) -> None:
+    def __init__(self, path: Path, busy_timeout: float = 5.0, *, quiet: bool = False) -> None:
         """Open (creating, migrating or replacing) the database at `path`. Never raises for a
-        bad file or an unusable directory; `warning` then says what happened."""
+        bad file or an unusable directory; `warning` then says what happened (and is logged
+        too unless `quiet`: the caller reports it itself)."""
         self.path = Path(path)
         self.warning: str | None = None
+        self._quiet = quiet
         self._busy_timeout = busy_timeout
         self._lock = threading.Lock()
         self._conn: sqlite3.Connection | None = None
@@ -209,14 +207,18 @@ class Store:
             self._migrate()
 
     @classmethod
-    def open(cls, state_dir: Path | None = None) -> Store:
+    def open(cls, state_dir: Path | None = None, *, quiet: bool = False) -> Store:
         """The store in `state_dir` (default: `default_state_dir()`)."""
-        return cls((state_dir or default_state_dir()) / DB_NAME)
+        return cls((state_dir or default_state_dir()) / DB_NAME, quiet=quiet)
 
     # opening
 
     def _warn(self, text: str) -> None:
-        log.warning("%s", text)
+        if not self._quiet:
+            # Imported here: the Stop hook opens the store quietly and must start fast.
+            import logging
+
+            logging.getLogger(__name__).warning("%s", text)
         self.warning = text if self.warning is None else f"{self.warning}; {text}"
 
     def _connect(self, target: str) -> sqlite3.Connection:

@@ -230,6 +230,11 @@ def test_notifications_mark_waiting_only_for_a_human_question() -> None:
     )
 
 
+def test_session_start_marks_idle_but_a_compaction_changes_nothing() -> None:
+    assert core.transition(event("SessionStart", source="startup"), True).state == "idle"
+    assert core.transition(event("SessionStart", source="compact"), True).state is None
+
+
 def test_session_end_tool_use_and_subagent_stop() -> None:
     assert core.transition(event("SessionEnd", reason="exit"), True).state == "ended"
     tool = core.transition(event("PostToolUse", tool_name="TodoWrite"), True)

@@ -9,7 +9,7 @@
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from todo_ls.hook.protocol import HookInput
 from todo_ls.supervisor.policy import NudgeHistory, OpenSet, PolicySettings, evaluate_stop
@@ -20,8 +20,7 @@ _WAITING_NOTIFICATIONS = frozenset({"permission_prompt", "elicitation_dialog"})
 SOURCE = "todo-ls"  # the nudge starts with it: Claude Code shows it after "Stop hook ..."
 
 
-@dataclass(frozen=True)
-class Transition:
+class Transition(NamedTuple):
     """What one hook event changes in the store (None: leave it as it is)."""
 
     state: str | None  # recorded state: "working" | "waiting" | "idle" | "ended"
@@ -37,7 +36,10 @@ def transition(hook: HookInput, pause_on_interrupt: bool) -> Transition:
     if event == "prompt":
         return Transition("working", turn=hook.turn or _prompt_key(hook), new_episode=True)
     if event == "session-start":
-        return Transition("idle", detail=f"session {hook.text('source') or 'started'}")
+        source = hook.text("source")
+        if source == "compact":  # the conversation was compacted, mid-turn perhaps
+            return Transition(None)
+        return Transition("idle", detail=f"session {source or 'started'}")
     if event == "session-end":
         return Transition("ended", detail=hook.text("reason"))
     if event == "notification":
@@ -70,8 +72,7 @@ def _one_line(text: str) -> str:
     return first if len(first) <= 120 else first[:119] + "…"
 
 
-@dataclass(frozen=True)
-class StopFacts:
+class StopFacts(NamedTuple):
     """Everything a Stop decision depends on, read by the edge."""
 
     items: OpenSet
@@ -83,8 +84,7 @@ class StopFacts:
     enabled: bool = True
 
 
-@dataclass(frozen=True)
-class StopVerdict:
+class StopVerdict(NamedTuple):
     """Block or not, and what the store records for the session."""
 
     block: bool

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 HostKind = Literal["claude-code", "codex", "gemini-cli"]
 HOST_KINDS: tuple[HostKind, ...] = ("claude-code", "codex", "gemini-cli")
@@ -49,8 +48,7 @@ class HookInputError(ValueError):
     """The hook's input cannot be used; the message says why in one line."""
 
 
-@dataclass(frozen=True)
-class HookInput:
+class HookInput(NamedTuple):
     """One hook invocation, normalised."""
 
     host: HostKind
@@ -62,7 +60,7 @@ class HookInput:
     transcript_path: str | None
     last_message: str
     background_tasks: int  # background work still running (Claude Code)
-    raw: Mapping[str, Any] = field(repr=False)
+    raw: Mapping[str, Any]
 
     @property
     def tool_name(self) -> str:

@@ -8,7 +8,6 @@ never prints a traceback where the agent's user would see it.
 
 from __future__ import annotations
 
-import logging
 import os
 import sys
 import time
@@ -53,8 +52,6 @@ def main(
         sys.stderr.write(host + "\n")
         return 2
     env = os.environ if env is None else env
-    # No handler: the store's warnings must not reach stderr (the agent's screen).
-    logging.getLogger().addHandler(logging.NullHandler())
     state_dir = default_state_dir(env)
     event = "?"
     try:
@@ -104,7 +101,7 @@ def handle(
     state_dir = state_dir or default_state_dir(env)
     for line in ([project.error] if project.error else []) + warnings:
         _log(state_dir, f"{hook.host} {hook.host_event}: {line}")
-    store = Store.open(state_dir)
+    store = Store.open(state_dir, quiet=True)  # its warning is our log line
     try:
         if store.warning:  # moved aside or in memory: no history to keep a loop bounded
             raise HookFailure(f"state store unusable: {store.warning}")
@@ -191,18 +188,27 @@ def _stop(
 
 
 def _file_items(folder: Path, settings: LightSettings, store: Store) -> list[FileItem]:
+    """Every task item of the folder's subscribed files: its `markdownFiles` plus what was
+    subscribed by command in an editor, minus what was unsubscribed there (as the language
+    server computes it, without loading its index)."""
     from todo_ls import checklist
     from todo_ls.checklist.model import StateRegistry
-    from todo_ls.workspace import Folder, WorkspaceIndex
+    from todo_ls.disk import DiskError, read_text
+    from todo_ls.globs import expand_patterns, normalize
 
-    index = WorkspaceIndex(store)
-    here = Folder.from_path(folder)
-    index.set_folders([here])
-    index.configure(settings.markdown_files, StateRegistry.from_settings(settings.states))
+    overrides = store.subscription_overrides(str(folder))
+    paths = set(expand_patterns(folder, settings.markdown_files))
+    paths |= {normalize(p) for p in overrides.added}
+    paths -= {normalize(p) for p in overrides.removed}
+    registry = StateRegistry.from_settings(settings.states)
     found: list[FileItem] = []
-    for path in index.subscribed(here):
-        state = index.state(path)
-        found += checklist.file_items(state.checklist, here.relative(path))
+    for path in sorted(paths):
+        try:
+            text = read_text(path).text
+        except (DiskError, OSError):
+            continue  # missing (not written yet), unreadable or not text: no items
+        relative = Path(os.path.relpath(path, folder)).as_posix()
+        found += checklist.file_items(checklist.parse(text, registry), relative)
     return found
 
 

@@ -8,18 +8,16 @@ Keys these entry points do not use are left to the language server to validate.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from todo_ls.checklist.model import DEFAULT_STATES, merge_states
 
 
-@dataclass(frozen=True)
-class LightSettings:
+class LightSettings(NamedTuple):
     """What `todo-ls hook` and `todo-ls check` need of the `todoLs` settings."""
 
     markdown_files: tuple[str, ...] = ()
-    states: Mapping[str, list[str]] = field(default_factory=lambda: dict(DEFAULT_STATES))
+    states: Mapping[str, list[str]] = DEFAULT_STATES  # never changed in place
     state_dir: str | None = None
     enabled: bool = True
     pause_on_interrupt: bool = True
