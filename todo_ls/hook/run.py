@@ -9,6 +9,7 @@ never prints a traceback where the agent's user would see it.
 from __future__ import annotations
 
 import os
+import re
 import sys
 import time
 from collections.abc import Mapping, Sequence
@@ -153,7 +154,7 @@ def _stop(
     todos = _store_own_list(hook, store, env, now, from_tool=False) or []
     own = [sources.Entry(t["content"], t["status"], t.get("priority")) for t in todos]
     items = open_set(own, _file_items(folder, settings, store))
-    mark = core.work_mark(_size(hook.transcript_path), hook.last_message)
+    mark = core.work_mark(_answered_up_to(hook.transcript_path), hook.last_message)
     key = core.opportunity(hook.turn, mark, items.hash)
     if store.has_stop_block(sid, key):
         return None  # another process answered this very Stop (a second registration)
@@ -233,11 +234,41 @@ def _store_own_list(
     return found
 
 
-def _size(path: str | None) -> int | None:
+# A transcript line holding a model answer: Claude Code's `"type":"assistant"` entries, the
+# `"role":"assistant"` items of Codex's rollout.
+_ANSWER = re.compile(rb'"(?:type|role)"\s*:\s*"assistant"')
+_TAIL_CHUNK = 64 * 1024
+_TAIL_MAX = 1024 * 1024
+
+
+def _answered_up_to(path: str | None) -> int | None:
+    """Where the transcript's latest model answer ends (a byte offset), else its size.
+
+    It moves with every answer (and so with every tool call, which an answer follows), and,
+    unlike the file's size, it is the same for every hook process of one Stop: the agent keeps
+    appending bookkeeping lines while it starts its Stop hooks, and a parallel registration
+    that starts later must still see the same Stop (one block, not two)."""
     if not path:
         return None
     try:
-        return os.stat(path).st_size
+        with open(path, "rb") as f:
+            size = f.seek(0, os.SEEK_END)
+            start = size
+            tail = b""
+            while start > 0 and size - start < _TAIL_MAX:
+                step = min(_TAIL_CHUNK, start)
+                start -= step
+                f.seek(start)
+                tail = f.read(step) + tail
+                # Search whole lines only: the first one may be cut (unless at the start).
+                cut = tail.find(b"\n") if start > 0 else -1
+                if start > 0 and cut < 0:
+                    continue
+                answers = list(_ANSWER.finditer(tail, cut + 1))
+                if answers:
+                    end = tail.find(b"\n", answers[-1].end())
+                    return size if end < 0 else start + end + 1
+            return size
     except OSError:
         return None
 
