@@ -24,7 +24,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from fake_agent_models import FakeMessagesAPI, FakeResponsesAPI, claude_bash, codex_shell
+from fake_agent_models import (
+    FakeMessagesAPI,
+    FakeResponsesAPI,
+    claude_bash,
+    claude_todo_write,
+    codex_shell,
+    codex_update_plan,
+)
 from fake_model import Reply
 from lsp_harness import with_no_host
 from reliability_support import StdioLanguageServer, end_process, wait_until
@@ -249,6 +256,7 @@ class ClaudeCode:
         self.model = model
         self.project_settings = project.root / ".claude" / "settings.json"
         self.user_settings = project.home / ".claude" / "settings.json"
+        self._todo_tools: dict[str, str] = {}
 
     def env(self) -> dict[str, str]:
         return {
@@ -259,7 +267,16 @@ class ClaudeCode:
             "DISABLE_AUTOUPDATER": "1",
             "DISABLE_ERROR_REPORTING": "1",
             "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+            **self._todo_tools,
         }
+
+    def enable_todo_list(self) -> None:
+        """Offer the model its todo list: this build's default model gets none; the legacy
+        `TodoWrite` (kept in the transcript, seen by the PostToolUse hook) with these."""
+        self._todo_tools = {"CLAUDE_CODE_ENABLE_TODO_TOOLS": "1", "CLAUDE_CODE_ENABLE_TASKS": "0"}
+
+    def todo_list(self, todos: list[tuple[str, str]], first: bool = False) -> list[Reply]:
+        return claude_todo_write(todos, first)
 
     def _args(self) -> list[str]:
         # `--include-hook-events`: each hook's exit code, stdout and stderr in the output.
@@ -394,6 +411,15 @@ trust_level = "trusted"
 
     def shell(self, command: str) -> Reply:
         return codex_shell(command)
+
+    def enable_todo_list(self) -> None:
+        """Offer the model `update_plan` (not offered to an unknown model by default)."""
+        config = self.project.codex_home / "config.toml"
+        text = config.read_text(encoding="utf-8")
+        config.write_text(text + "\n[tools.update_plan]\nenabled = true\n", encoding="utf-8")
+
+    def todo_list(self, todos: list[tuple[str, str]], first: bool = False) -> list[Reply]:
+        return codex_update_plan(todos, first)
 
     def session_of(self, run: AgentRun) -> str:
         return str(run.of_type("thread.started")[0]["thread_id"])

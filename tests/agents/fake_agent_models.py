@@ -29,6 +29,21 @@ def codex_shell(command: str) -> Reply:
     return Reply(tool="exec_command", arguments={"cmd": command})
 
 
+def claude_todo_write(todos: list[tuple[str, str]], first: bool = False) -> list[Reply]:
+    """Claude Code's legacy todo list: `TodoWrite` with (content, status) items. It is a
+    deferred tool, so the first call of a session loads it with `ToolSearch`."""
+    items = [{"content": c, "status": s, "activeForm": c} for c, s in todos]
+    load = Reply(tool="ToolSearch", arguments={"query": "select:TodoWrite", "max_results": 1})
+    write = Reply(tool="TodoWrite", arguments={"todos": items})
+    return [load, write] if first else [write]
+
+
+def codex_update_plan(todos: list[tuple[str, str]], first: bool = False) -> list[Reply]:
+    """Codex's plan: `update_plan` with (step, status) items (nothing to load first)."""
+    plan = [{"step": c, "status": s} for c, s in todos]
+    return [Reply(tool="update_plan", arguments={"plan": plan})]
+
+
 def tick_all(path: str = "PLAN.md") -> str:
     """A shell command that ticks every open box of `path` (what an agent does once it has
     finished the work)."""

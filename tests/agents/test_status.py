@@ -111,3 +111,52 @@ def test_pause_from_the_language_server_lets_the_next_stop_through(
     conversation.start_turn("Go on.")
     assert conversation.finish_turn() == "completed"
     assert len(model.nudges()) == 1
+
+
+def test_the_sessions_own_todo_list_is_counted_and_named_in_the_nudge(
+    agent: Agent, language_server: StdioLanguageServer
+) -> None:
+    agent.enable_todo_list()
+    agent.project.install(agent.host)
+    conversation = agent.conversation()
+    try:
+        model = agent.model
+        own = [("write the tests", "in_progress"), ("read the docs", "completed")]
+        done = [("write the tests", "completed"), ("read the docs", "completed")]
+        model.script(
+            *agent.todo_list(own, first=True),
+            stall(120, "Done."),  # ends the turn once released
+            agent.shell(tick_all()),  # after the nudge: ticks the plan…
+            *agent.todo_list(done),  # …and completes its own list
+            text("All done."),
+        )
+        conversation.start_turn("Work through PLAN.md.")
+        model.wait_for(lambda m: m.pending() == 3)  # the stalled answer is being sent
+        sid = conversation.session_id
+        if isinstance(agent, ClaudeCode):
+            # Its PostToolUse hook sees each TodoWrite; Codex's plan is read from its rollout
+            # file at the Stop.
+            wait_session(
+                language_server,
+                sid,
+                lambda s: s.get("todos") == {"open": 1, "total": 2},
+                "the session's own list: 1 of 2 open",
+                SHOWN,
+            )
+
+        model.release()
+        assert conversation.finish_turn() == "completed"
+        nudges = model.nudges()
+        assert len(nudges) == 1, nudges
+        assert "write the tests" in nudges[0] and "read the docs" not in nudges[0], nudges[0]
+        assert "PLAN.md:3" in nudges[0] and "PLAN.md:5" in nudges[0]
+        finished = wait_session(
+            language_server,
+            sid,
+            lambda s: s.get("todos") == {"open": 0, "total": 2} and s.get("open") == 0,
+            "the own list and the plan done",
+            SHOWN,
+        )
+        assert finished.get("nudges") == 1
+    finally:
+        conversation.stop()
