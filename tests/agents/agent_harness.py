@@ -32,7 +32,7 @@ from fake_agent_models import (
     codex_shell,
     codex_update_plan,
 )
-from fake_model import Reply
+from fake_model import Reply, stall
 from lsp_harness import with_no_host
 from reliability_support import StdioLanguageServer, end_process, wait_until
 
@@ -526,6 +526,19 @@ class CodexThread:
 
     def stop(self) -> None:
         self.server.stop()
+
+
+Agent = ClaudeCode | Codex
+Conversation = ClaudeConversation | CodexThread
+HELD = 120.0  # seconds a held answer waits for `release()` (tests release it long before)
+
+
+def start_held_turn(agent: Agent, conversation: Conversation, answer: str, *then: Reply) -> None:
+    """Start a turn whose first model answer (`answer`, ending the turn) is held back until
+    `agent.model.release()`, with `then` scripted after it; returns once the model holds it."""
+    agent.model.script(stall(HELD, answer), *then)
+    conversation.start_turn("Work through PLAN.md.")
+    agent.model.wait_for(lambda m: m.pending() == len(then))
 
 
 def hook_session(server: StdioLanguageServer, session_id: str) -> Json | None:

@@ -16,11 +16,9 @@ for helper_dir in (TESTS / "hosts", TESTS / "lsp", TESTS / "reliability"):
     if str(helper_dir) not in sys.path:
         sys.path.append(str(helper_dir))
 
-from agent_harness import ClaudeCode, ClaudeConversation, Codex, CodexThread, Project  # noqa: E402
+from agent_harness import Agent, ClaudeCode, Codex, Conversation, Project  # noqa: E402
 from fake_agent_models import FakeMessagesAPI, FakeResponsesAPI  # noqa: E402
 from reliability_support import StdioLanguageServer  # noqa: E402
-
-Agent = ClaudeCode | Codex
 
 
 @pytest.fixture
@@ -51,7 +49,7 @@ def agent(request: pytest.FixtureRequest) -> Agent:
 
 
 @pytest.fixture
-def conversation(agent: Agent) -> Iterator[ClaudeConversation | CodexThread]:
+def conversation(agent: Agent) -> Iterator[Conversation]:
     """A multi-turn session of `agent` (Claude Code over stream-json, a Codex app-server
     thread), with the project's hooks installed before it starts."""
     agent.project.install(agent.host)

@@ -12,20 +12,19 @@ from pathlib import Path
 
 import pytest
 from agent_harness import (
+    Agent,
     AgentRun,
     ClaudeCode,
     ClaudeConversation,
-    Codex,
-    CodexThread,
+    Conversation,
     hook_responses,
+    start_held_turn,
 )
-from fake_model import stall
 
 from todo_ls.store import DB_NAME
 
 pytestmark = [pytest.mark.agents, pytest.mark.timeout(180)]
 
-Agent = ClaudeCode | Codex
 STAMPED = "todo-ls hook: "  # every log line: "<UTC time> todo-ls hook: <event>: <problem>"
 
 
@@ -71,13 +70,9 @@ def test_broken_input_at_the_stop(agent: Agent) -> None:
     assert len(log) == 1 and STAMPED in log[0], log
 
 
-def test_a_store_corrupted_during_the_turn(
-    agent: Agent, conversation: ClaudeConversation | CodexThread
-) -> None:
+def test_a_store_corrupted_during_the_turn(agent: Agent, conversation: Conversation) -> None:
     model = agent.model
-    model.script(stall(120, "Done."))  # answers, then holds the turn open until released
-    conversation.start_turn("Work through PLAN.md.")
-    model.wait_requests(1)
+    start_held_turn(agent, conversation, "Done.")
     # While the model answers, the store file (and its write-ahead log, which would still
     # hold the pages) turns into garbage.
     store = agent.project.state / DB_NAME

@@ -9,13 +9,11 @@ import json
 import shlex
 
 import pytest
-from agent_harness import ClaudeCode, Codex
+from agent_harness import Agent, ClaudeCode, Codex
 from fake_agent_models import tick_all
 from fake_model import text
 
 pytestmark = [pytest.mark.agents, pytest.mark.timeout(180)]
-
-Agent = ClaudeCode | Codex
 
 
 def foreign_settings(agent: Agent) -> str:

@@ -5,25 +5,27 @@ hook after `turn/interrupt`, which pauses the session until the user writes."""
 from __future__ import annotations
 
 import pytest
-from agent_harness import ClaudeCode, ClaudeConversation, Codex, CodexThread, wait_session
+from agent_harness import (
+    Agent,
+    ClaudeConversation,
+    Conversation,
+    start_held_turn,
+    wait_session,
+)
 from fake_agent_models import tick_all
-from fake_model import stall, text
+from fake_model import text
 from reliability_support import StdioLanguageServer
 
 pytestmark = [pytest.mark.agents, pytest.mark.timeout(180)]
 
-Agent = ClaudeCode | Codex
-
 
 def test_interrupted_turn_is_not_blocked_and_the_next_prompt_is_supervised(
     agent: Agent,
-    conversation: ClaudeConversation | CodexThread,
+    conversation: Conversation,
     language_server: StdioLanguageServer,
 ) -> None:
     model = agent.model
-    model.script(stall(120, "Looking at the plan."))
-    conversation.start_turn("Work through PLAN.md.")
-    model.wait_requests(1)
+    start_held_turn(agent, conversation, "Looking at the plan.")
 
     conversation.interrupt()
 

@@ -6,30 +6,24 @@ decide the agent's next Stop."""
 from __future__ import annotations
 
 import pytest
-from agent_harness import ClaudeCode, ClaudeConversation, Codex, CodexThread, wait_session
+from agent_harness import HELD, Agent, ClaudeCode, Conversation, start_held_turn, wait_session
 from fake_agent_models import tick_all
 from fake_model import stall, text
 from reliability_support import StdioLanguageServer
 
 pytestmark = [pytest.mark.agents, pytest.mark.timeout(180)]
 
-Agent = ClaudeCode | Codex
 SHOWN = 5.0  # seconds for a hook event to reach the status (the server polls the store)
 
 
 def test_the_session_shows_working_during_the_turn_and_idle_after_it(
     agent: Agent,
-    conversation: ClaudeConversation | CodexThread,
+    conversation: Conversation,
     language_server: StdioLanguageServer,
 ) -> None:
     model = agent.model
-    model.script(
-        stall(120, "Reading the plan."),  # the turn stays open until released
-        agent.shell(tick_all()),  # after the nudge: does the work
-        text("All items are ticked."),
-    )
-    conversation.start_turn("Work through PLAN.md.")
-    model.wait_requests(1)
+    after_the_nudge = [agent.shell(tick_all()), text("All items are ticked.")]
+    start_held_turn(agent, conversation, "Reading the plan.", *after_the_nudge)
     sid = conversation.session_id
 
     working = wait_session(
@@ -55,7 +49,7 @@ def test_the_session_shows_working_during_the_turn_and_idle_after_it(
 
 def test_a_session_that_never_progresses_shows_paused_no_progress(
     agent: Agent,
-    conversation: ClaudeConversation | CodexThread,
+    conversation: Conversation,
     language_server: StdioLanguageServer,
 ) -> None:
     agent.project.settings({"maxNoProgressNudges": 2})
@@ -80,13 +74,11 @@ def test_a_session_that_never_progresses_shows_paused_no_progress(
 
 def test_pause_from_the_language_server_lets_the_next_stop_through(
     agent: Agent,
-    conversation: ClaudeConversation | CodexThread,
+    conversation: Conversation,
     language_server: StdioLanguageServer,
 ) -> None:
     model = agent.model
-    model.script(stall(120, "Reading the plan."))
-    conversation.start_turn("Work through PLAN.md.")
-    model.wait_requests(1)
+    start_held_turn(agent, conversation, "Reading the plan.")
     sid = conversation.session_id
     wait_session(language_server, sid, lambda s: s.get("state") == "working", "working", SHOWN)
 
@@ -125,7 +117,7 @@ def test_the_sessions_own_todo_list_is_counted_and_named_in_the_nudge(
         done = [("write the tests", "completed"), ("read the docs", "completed")]
         model.script(
             *agent.todo_list(own, first=True),
-            stall(120, "Done."),  # ends the turn once released
+            stall(HELD, "Done."),  # ends the turn once released
             agent.shell(tick_all()),  # after the nudge: ticks the plan…
             *agent.todo_list(done),  # …and completes its own list
             text("All done."),

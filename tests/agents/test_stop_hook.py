@@ -8,13 +8,11 @@ from __future__ import annotations
 import json
 
 import pytest
-from agent_harness import OPEN_LINES, ClaudeCode, Codex, hook_responses
+from agent_harness import OPEN_LINES, Agent, ClaudeCode, hook_responses
 from fake_agent_models import tick_all
 from fake_model import text
 
 pytestmark = [pytest.mark.agents, pytest.mark.timeout(180)]
-
-Agent = ClaudeCode | Codex
 
 
 def test_open_items_block_once_and_the_ticked_plan_lets_the_agent_stop(agent: Agent) -> None:
