@@ -47,6 +47,7 @@ FORBIDDEN_MODULES = (
     "todo_ls.supervisor.activity",
     "todo_ls.hosts",
     "markdown_it",
+    "asyncio",
 )
 # Runs the hook like the `todo-ls` script and lists what it loaded when it exits (the hook
 # ends its process with os._exit right after answering).

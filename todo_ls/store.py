@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
+from todo_ls.supervisor.clock import CLOCK_SET_BACK_S
+
 if sys.platform != "win32":
     import fcntl
 
@@ -76,6 +78,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             directory TEXT NOT NULL,
             state TEXT NOT NULL,
             paused TEXT NOT NULL DEFAULT '',
+            title TEXT NOT NULL DEFAULT '',
             detail TEXT NOT NULL DEFAULT '',
             turn TEXT NOT NULL DEFAULT '',
             updated_at REAL NOT NULL)""",
@@ -90,9 +93,6 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
-# A ledger time further ahead of `now` than this was written before the clock was set back
-# (no lock wait lasts this long); it must not block nudges until the clock catches up.
-CLOCK_SET_BACK_S = 300.0
 
 _LOCK_RETRIES = 8
 _READ_CACHE_SIZE = 4096  # cached query results kept before the read cache starts over
@@ -123,7 +123,7 @@ class NudgeRecord:
 
     session_id: str
     open_hash: str
-    at: float  # epoch seconds: when it was settled (sent), else when it was claimed
+    at: float  # epoch seconds: when its outcome was recorded (sent), else when it was claimed
     owner: str
     kind: str  # "idle" | "stall" | "manual"
     state: str  # "claimed" | "sent" | "failed"
@@ -138,6 +138,7 @@ class HookSession(NamedTuple):
     directory: str  # the agent's project folder
     state: str  # "working" | "waiting" | "idle" | "paused" | "done" | "ended"
     paused: str  # the pause reason the hook's last decision saw ("" for none)
+    title: str  # the latest user prompt, clipped
     detail: str
     turn: str  # the current turn's id (`prompt_id` / `turn_id`), "" when unknown
     updated_at: float
@@ -145,7 +146,7 @@ class HookSession(NamedTuple):
 
 @dataclass(frozen=True)
 class Claim:
-    """A granted claim: the holder may send exactly this nudge, then must settle it."""
+    """A granted claim: the holder may send exactly this nudge, then must record its outcome."""
 
     claim_id: int
     session_id: str
@@ -506,10 +507,10 @@ class Store:
         expiry: float,
     ) -> Claim | None:
         """Grant a claim unless, for this session, a nudge was sent within `min_interval` or
-        another live (unexpired, unsettled) claim exists. One transaction (BEGIN IMMEDIATE).
+        another live (unexpired, no outcome yet) claim exists. One transaction (BEGIN IMMEDIATE).
 
-        A claim whose holder died (never settled) stops blocking at its `expires_at`; it is
-        then recorded as failed."""
+        A claim whose holder died (no outcome recorded) stops blocking at its `expires_at`; it
+        is then recorded as failed."""
 
         def body(c: sqlite3.Connection) -> Claim | None:
             future = now + CLOCK_SET_BACK_S
@@ -542,7 +543,7 @@ class Store:
 
         return self._transaction(body)
 
-    def settle_claim(self, claim_id: int, sent: bool, now: float) -> None:
+    def record_claim_outcome(self, claim_id: int, sent: bool, now: float) -> None:
         """Record the outcome of a granted claim. A sent nudge is always recorded as sent (the
         ledger must match what the agent received, even if the claim had expired meanwhile)."""
         self._transaction(
@@ -639,17 +640,32 @@ class Store:
         paused: str = "",
         detail: str = "",
         turn: str | None = None,
+        title: str | None = None,
     ) -> None:
-        """Record a hook event's view of a session (`turn` None keeps the stored turn)."""
+        """Record a hook event's view of a session (`turn` / `title` None keep the stored
+        ones)."""
         self._transaction(
             lambda c: c.execute(
-                "INSERT INTO hook_sessions (session_id, host, directory, state, paused, detail, "
-                "turn, updated_at) VALUES (?, ?, ?, ?, ?, ?, COALESCE(?, ''), ?) "
+                "INSERT INTO hook_sessions (session_id, host, directory, state, paused, title, "
+                "detail, turn, updated_at) "
+                "VALUES (:sid, :host, :dir, :state, :paused, COALESCE(:title, ''), :detail, "
+                "COALESCE(:turn, ''), :now) "
                 "ON CONFLICT (session_id) DO UPDATE SET host = excluded.host, "
                 "directory = excluded.directory, state = excluded.state, "
-                "paused = excluded.paused, detail = excluded.detail, "
-                "turn = COALESCE(?, hook_sessions.turn), updated_at = excluded.updated_at",
-                (session_id, host, directory, state, paused, detail, turn, now, turn),
+                "paused = excluded.paused, title = COALESCE(:title, hook_sessions.title), "
+                "detail = excluded.detail, turn = COALESCE(:turn, hook_sessions.turn), "
+                "updated_at = excluded.updated_at",
+                {
+                    "sid": session_id,
+                    "host": host,
+                    "dir": directory,
+                    "state": state,
+                    "paused": paused,
+                    "title": title,
+                    "detail": detail,
+                    "turn": turn,
+                    "now": now,
+                },
             )
         )
 
@@ -762,7 +778,7 @@ class Store:
             self._db.close()
 
 
-_HOOK_COLUMNS = "session_id, host, directory, state, paused, detail, turn, updated_at"
+_HOOK_COLUMNS = "session_id, host, directory, state, paused, title, detail, turn, updated_at"
 _RECORD_COLUMNS = (
     "session_id, open_hash, COALESCE(settled_at, claimed_at), owner, kind, state, number"
 )

@@ -65,6 +65,7 @@ async def test_hook_session_shows_and_pause_makes_the_next_stop_free(
     status = await wait_session(editor, time.monotonic(), state="working")
     entry = session(status)
     assert (entry.host, entry.nudges, entry.pausedReason) == ("claude-code", 0, None)
+    assert entry.title == "build it"  # the user's prompt names the session
     assert entry.open == 4  # PLAN.md's open items (the blocked one included)
     # No OpenCode server here, yet a session is listed: the word is its state.
     assert status.text.endswith("· working")

@@ -95,6 +95,40 @@ def test_stop_blocks_once_then_again_only_after_work(hook: Hook, project: Path) 
     assert hook(stop_hook_active=True) is None
 
 
+def test_lines_the_agent_appends_around_hooks_are_not_work(hook: Hook, project: Path) -> None:
+    # A second registration of the hook runs a moment later, after the agent appended its own
+    # bookkeeping to the transcript: the same Stop, so no second block.
+    transcript = project / "transcript.jsonl"
+    with transcript.open("a", encoding="utf-8") as f:
+        f.write(json.dumps({"type": "assistant", "message": {"content": "Done."}}) + "\n")
+    assert hook() is not None
+    with transcript.open("a", encoding="utf-8") as f:
+        f.write(json.dumps({"type": "attachment", "hookEvent": "Stop"}) + "\n")
+        f.write(json.dumps({"type": "system", "subtype": "stop_hook_summary"}) + "\n")
+    assert hook() is None
+    # The model answering the nudge is work: the next Stop may block again.
+    with transcript.open("a", encoding="utf-8") as f:
+        f.write(json.dumps({"type": "assistant", "message": {"content": "On it."}}) + "\n")
+    assert hook(stop_hook_active=True) is not None
+
+
+def test_codex_output_lines_mark_work(tmp_path: Path) -> None:
+    rollout = tmp_path / "rollout.jsonl"
+    answer = {"type": "response_item", "payload": {"type": "message", "role": "assistant"}}
+    prompt = {"type": "response_item", "payload": {"type": "message", "role": "user"}}
+    lines = [json.dumps(answer), json.dumps(prompt), json.dumps({"type": "event_msg"})]
+    rollout.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert sources.last_output(rollout) == len(lines[0]) + 1
+    call = {"type": "response_item", "payload": {"type": "function_call", "name": "exec"}}
+    with rollout.open("a", encoding="utf-8") as f:
+        f.write(json.dumps(call) + "\n")
+    assert sources.last_output(rollout) == rollout.stat().st_size
+    other = tmp_path / "chat.json"  # a format without recognised lines: its size stands in
+    other.write_text('{"messages": []}', encoding="utf-8")
+    assert sources.last_output(other) == other.stat().st_size
+    assert sources.last_output(tmp_path / "missing.jsonl") is None
+
+
 def test_no_progress_pauses_after_the_configured_blocks(
     hook: Hook, project: Path, env: dict[str, str]
 ) -> None:
@@ -238,6 +272,20 @@ def test_bad_input_fails_open_with_one_log_line(data: bytes, env: dict[str, str]
     assert len(log_lines(env)) == 1
 
 
+def test_a_wrong_command_line_fails_open_too(project: Path, env: dict[str, str]) -> None:
+    # Exit code 2 would block the agent with stderr as the reason.
+    full = {**os.environ, **env}
+    done = subprocess.run(
+        [sys.executable, "-m", "todo_ls", "hook", "--host", "cursor"],
+        input=json.dumps(payload(project)).encode(),
+        capture_output=True,
+        env=full,
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
+    (line,) = log_lines(env)
+    assert "bad command line" in line and "--host claude-code|codex|gemini-cli" in line
+
+
 def test_corrupt_store_fails_open(project: Path, env: dict[str, str]) -> None:
     state = Path(env["TODO_LS_STATE_DIR"])
     state.mkdir(parents=True)
@@ -283,3 +331,14 @@ def test_parallel_processes_of_one_stop_block_once(project: Path, env: dict[str,
     answers = [json.loads(out) for out, _ in outs if out]
     assert len(answers) == 1 and answers[0]["decision"] == "block"
     assert store(env).episode_nudge_count("s1") == 1
+
+
+def test_output_far_back_in_a_long_transcript_is_found(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sources, "TRANSCRIPT_TAILS", (64, 4096))
+    transcript = tmp_path / "t.jsonl"
+    head = json.dumps({"type": "assistant", "message": {"content": "ran the tests"}}) + "\n"
+    noise = "".join(json.dumps({"type": "user", "tool": "x" * 40}) + "\n" for _ in range(20))
+    transcript.write_text(head + noise, encoding="utf-8")
+    assert sources.last_output(transcript) == len(head)  # found in the second, longer tail

@@ -210,6 +210,7 @@ def event(name: str, **extra: object) -> protocol.HookInput:
 def test_a_real_prompt_starts_an_episode_and_marks_the_turn() -> None:
     change = core.transition(event("UserPromptSubmit", prompt="go", prompt_id="p7"), True)
     assert (change.state, change.turn, change.new_episode) == ("working", "p7", True)
+    assert change.title == "go"
 
 
 def test_failures_and_interrupts_pause() -> None:

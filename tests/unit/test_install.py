@@ -98,6 +98,7 @@ def test_a_file_the_install_created_is_deleted_by_the_uninstall(tmp_path: Path) 
     assert "/hooks" in printed(opts)  # the trust step only the user can do
     assert codex.install(options(tmp_path, uninstall=True)) == 0
     assert not hooks.exists()
+    assert not hooks.parent.exists()  # the .codex folder the install made, empty again
 
 
 def test_unparsable_settings_are_refused_never_rewritten(tmp_path: Path) -> None:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from todo_ls.supervise import _settings
+from todo_ls.headless import headless_settings
 
 
 def test_project_file_under_settings_and_url(
@@ -17,7 +17,9 @@ def test_project_file_under_settings_and_url(
         'stallMinutes = "soon"\n',
         encoding="utf-8",
     )
-    settings = _settings('{"supervisor": {"settleMs": 900}}', "http://127.0.0.1:9", tmp_path)
+    settings = headless_settings(
+        '{"supervisor": {"settleMs": 900}}', "http://127.0.0.1:9", tmp_path
+    )
     assert not isinstance(settings, str)
     assert settings.markdown_files == ["PLAN.md"]
     supervisor = settings.supervisor
@@ -31,6 +33,6 @@ def test_broken_project_file_is_reported_and_skipped(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     (tmp_path / "todo-ls.toml").write_text("markdownFiles = [", encoding="utf-8")
-    settings = _settings(None, None, tmp_path)
+    settings = headless_settings(None, None, tmp_path)
     assert not isinstance(settings, str) and settings.markdown_files == []
     assert "not valid TOML" in capsys.readouterr().err

@@ -26,6 +26,7 @@ class Transition(NamedTuple):
     state: str | None  # recorded state: "working" | "waiting" | "idle" | "ended"
     detail: str = ""
     turn: str | None = None
+    title: str | None = None  # the prompt, for the editor's list
     new_episode: bool = False  # a real user prompt: lift the prompt-lifted pauses too
     pause: str | None = None  # "interrupt" | "error"
 
@@ -34,7 +35,12 @@ def transition(hook: HookInput, pause_on_interrupt: bool) -> Transition:
     """The store change for any event but Stop (which `decide_stop` handles)."""
     event = hook.event
     if event == "prompt":
-        return Transition("working", turn=hook.turn or _prompt_key(hook), new_episode=True)
+        return Transition(
+            "working",
+            turn=hook.turn or _prompt_key(hook),
+            title=_one_line(hook.text("prompt")),
+            new_episode=True,
+        )
     if event == "session-start":
         source = hook.text("source")
         if source == "compact":  # the conversation was compacted, mid-turn perhaps
@@ -108,11 +114,11 @@ def decide_stop(facts: StopFacts, settings: PolicySettings) -> StopVerdict:
     return StopVerdict(False, decision.state, decision.reason, decision.paused_reason or "")
 
 
-def work_mark(transcript_size: int | None, last_message: str) -> str:
-    """What changes whenever the agent does something: its transcript grows with every model
-    answer and tool call; without one, the last message stands for it."""
-    if transcript_size is not None:
-        return f"t{transcript_size}"
+def work_mark(output_end: int | None, last_message: str) -> str:
+    """What changes whenever the agent does something: where its latest output ends in its
+    transcript (`sources.last_output`); without a transcript, its last message."""
+    if output_end is not None:
+        return f"t{output_end}"
     return "m" + hashlib.sha256(last_message.encode()).hexdigest()[:16]
 
 

@@ -9,12 +9,11 @@ never prints a traceback where the agent's user would see it.
 from __future__ import annotations
 
 import os
-import re
 import sys
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, NamedTuple, TextIO
 
 from todo_ls import project_file
 from todo_ls.hook import core, protocol, sources
@@ -35,6 +34,17 @@ class HookFailure(Exception):
     """The hook cannot act; the message is the log line."""
 
 
+class _Call(NamedTuple):
+    """One hook invocation with what the edge read for it."""
+
+    hook: protocol.HookInput
+    store: Store
+    settings: LightSettings
+    folder: Path  # the agent's project folder
+    env: Mapping[str, str]
+    now: float
+
+
 def main(
     argv: Sequence[str],
     stdin: TextIO | None = None,
@@ -43,21 +53,24 @@ def main(
     now: float | None = None,
     fast_exit: bool = False,
 ) -> int:
-    """Run one hook invocation. Always returns 0 except for a wrong command line.
+    """Run one hook invocation. Always returns 0: any other exit code means something to the
+    agent (2 blocks it).
 
     `fast_exit` (the `todo-ls hook` process) ends the process right after the answer is
     flushed: closing the last connection to the store would checkpoint its write-ahead log,
     which costs as much as the rest of the hook and is done by the next writer anyway."""
-    host = _host_option(argv)
-    if isinstance(host, str) and host.startswith("usage"):
-        sys.stderr.write(host + "\n")
-        return 2
     env = os.environ if env is None else env
     state_dir = default_state_dir(env)
+    try:
+        host = _host_option(argv)
+    except ValueError:
+        # Exit code 2 would make the agent block with our stderr as the reason: fail open.
+        _log(state_dir, f"bad command line {' '.join(argv)!r}: {USAGE}")
+        return 0
     event = "?"
     try:
         text = (stdin or sys.stdin).read(MAX_INPUT_BYTES)
-        hook = protocol.parse(text, env, host)  # type: ignore[arg-type]
+        hook = protocol.parse(text, env, host)
         event = f"{hook.host} {hook.host_event}"
         answer, state_dir, store = handle(hook, env, time.time() if now is None else now)
     except Exception as exc:  # fail open, whatever it was
@@ -73,15 +86,18 @@ def main(
     return 0
 
 
-def _host_option(argv: Sequence[str]) -> protocol.HostKind | str | None:
+def _host_option(argv: Sequence[str]) -> protocol.HostKind | None:
+    """`--host KIND` or `--host=KIND` (None: detect it); ValueError for anything else."""
     args = list(argv)
     if not args:
         return None
-    if len(args) == 2 and args[0] == "--host" and args[1] in protocol.HOST_KINDS:
-        return args[1]
-    if len(args) == 1 and args[0].startswith("--host=") and args[0][7:] in protocol.HOST_KINDS:
-        return args[0][7:]
-    return USAGE
+    value = args[1] if len(args) == 2 and args[0] == "--host" else None
+    if len(args) == 1 and args[0].startswith("--host="):
+        value = args[0].removeprefix("--host=")
+    kinds = {kind: kind for kind in protocol.HOST_KINDS}
+    if value not in kinds:
+        raise ValueError(USAGE)
+    return kinds[value]
 
 
 def _describe(exc: BaseException) -> str:
@@ -106,23 +122,18 @@ def handle(
     try:
         if store.warning:  # moved aside or in memory: no history to keep a loop bounded
             raise HookFailure(f"state store unusable: {store.warning}")
+        call = _Call(hook, store, settings, folder, env, now)
         if hook.event == "stop":
-            return _stop(hook, store, settings, folder, env, now), state_dir, store
-        _record(hook, store, settings, folder, env, now)
+            return _stop(call), state_dir, store
+        _record(call)
         return None, state_dir, store
     except BaseException:
         store.close()
         raise
 
 
-def _record(
-    hook: protocol.HookInput,
-    store: Store,
-    settings: LightSettings,
-    folder: Path,
-    env: Mapping[str, str],
-    now: float,
-) -> None:
+def _record(call: _Call) -> None:
+    hook, store, settings, folder, _, now = call
     change = core.transition(hook, settings.pause_on_interrupt)
     sid = hook.session_id
     if change.new_episode:
@@ -133,28 +144,30 @@ def _record(
     if change.pause:
         store.pause(sid, change.pause, now, keep_user_pause=True)
     if hook.event == "tool-use":
-        _store_own_list(hook, store, env, now, from_tool=True)
+        _store_own_list(call, from_tool=True)
     if change.state is not None:
         store.record_hook_session(
-            sid, hook.host, str(folder), change.state, now, detail=change.detail, turn=change.turn
+            sid,
+            hook.host,
+            str(folder),
+            change.state,
+            now,
+            detail=change.detail,
+            turn=change.turn,
+            title=change.title,
         )
 
 
-def _stop(
-    hook: protocol.HookInput,
-    store: Store,
-    settings: LightSettings,
-    folder: Path,
-    env: Mapping[str, str],
-    now: float,
-) -> str | None:
+def _stop(call: _Call) -> str | None:
     from todo_ls.supervisor.policy import open_set, read_history
 
+    hook, store, settings, folder, _, now = call
     sid = hook.session_id
-    todos = _store_own_list(hook, store, env, now, from_tool=False) or []
+    todos = _store_own_list(call, from_tool=False) or []
     own = [sources.Entry(t["content"], t["status"], t.get("priority")) for t in todos]
     items = open_set(own, _file_items(folder, settings, store))
-    mark = core.work_mark(_answered_up_to(hook.transcript_path), hook.last_message)
+    output = sources.last_output(Path(hook.transcript_path)) if hook.transcript_path else None
+    mark = core.work_mark(output, hook.last_message)
     key = core.opportunity(hook.turn, mark, items.hash)
     if store.has_stop_block(sid, key):
         return None  # another process answered this very Stop (a second registration)
@@ -213,11 +226,10 @@ def _file_items(folder: Path, settings: LightSettings, store: Store) -> list[Fil
     return found
 
 
-def _store_own_list(
-    hook: protocol.HookInput, store: Store, env: Mapping[str, str], now: float, from_tool: bool
-) -> list[sources.Todo] | None:
+def _store_own_list(call: _Call, from_tool: bool) -> list[sources.Todo] | None:
     """The session's own list from where its host keeps it, stored when it changed; else the
     list stored earlier (a `TodoWrite` seen by the tool hook)."""
+    hook, store, _, _, env, now = call
     found: list[sources.Todo] | None = None
     if hook.host == "claude-code":
         if from_tool and hook.tool_name == "TodoWrite":
@@ -234,43 +246,11 @@ def _store_own_list(
     return found
 
 
-# A transcript line holding a model answer: Claude Code's `"type":"assistant"` entries, the
-# `"role":"assistant"` items of Codex's rollout.
-_ANSWER = re.compile(rb'"(?:type|role)"\s*:\s*"assistant"')
-_TAIL_CHUNK = 64 * 1024
-_TAIL_MAX = 1024 * 1024
+def _temp_log_dir() -> Path:
+    import tempfile  # only when the log needs a place (start-up time)
 
-
-def _answered_up_to(path: str | None) -> int | None:
-    """Where the transcript's latest model answer ends (a byte offset), else its size.
-
-    It moves with every answer (and so with every tool call, which an answer follows), and,
-    unlike the file's size, it is the same for every hook process of one Stop: the agent keeps
-    appending bookkeeping lines while it starts its Stop hooks, and a parallel registration
-    that starts later must still see the same Stop (one block, not two)."""
-    if not path:
-        return None
-    try:
-        with open(path, "rb") as f:
-            size = f.seek(0, os.SEEK_END)
-            start = size
-            tail = b""
-            while start > 0 and size - start < _TAIL_MAX:
-                step = min(_TAIL_CHUNK, start)
-                start -= step
-                f.seek(start)
-                tail = f.read(step) + tail
-                # Search whole lines only: the first one may be cut (unless at the start).
-                cut = tail.find(b"\n") if start > 0 else -1
-                if start > 0 and cut < 0:
-                    continue
-                answers = list(_ANSWER.finditer(tail, cut + 1))
-                if answers:
-                    end = tail.find(b"\n", answers[-1].end())
-                    return size if end < 0 else start + end + 1
-            return size
-    except OSError:
-        return None
+    user = os.getuid() if hasattr(os, "getuid") else "user"
+    return Path(tempfile.gettempdir()) / f"todo-ls-{user}"
 
 
 def _log(state_dir: Path, line: str) -> None:
@@ -278,11 +258,7 @@ def _log(state_dir: Path, line: str) -> None:
     the temp folder, and if that fails too the line is lost (never stderr)."""
     stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     text = f"{stamp} todo-ls hook: {line}\n"
-    import tempfile
-
-    user = os.getuid() if hasattr(os, "getuid") else "user"
-    fallback = Path(tempfile.gettempdir()) / f"todo-ls-{user}"
-    for directory in (state_dir, fallback):
+    for directory in (state_dir, _temp_log_dir()):
         try:
             directory.mkdir(parents=True, exist_ok=True, mode=0o700)
             path = directory / LOG_NAME

@@ -6,6 +6,9 @@
 - Codex: the latest `update_plan` call (`{"plan": [{"step", "status"}]}`) in the session's
   rollout file, the hook's `transcript_path`.
 
+`last_output` finds where the agent's latest own output (a model answer or a tool call) ends
+in its transcript, the evidence of work the Stop decision uses.
+
 Every list comes out in the store's shape, `{"content", "status", "priority"?}` with status
 `pending | in_progress | completed | cancelled`, so the editor and the policy read all alike.
 """
@@ -126,3 +129,61 @@ def _plan_of(line: bytes) -> list[Todo] | None:
     if not isinstance(plan, list):
         return None
     return normalize((s for s in plan if isinstance(s, Mapping)), ("step",))
+
+
+# Model output in a transcript line: Claude Code's `{"type": "assistant", ...}` entries; Codex's
+# `{"type": "response_item", "payload": {...}}` with an assistant message or a tool call.
+_OUTPUT_HINTS = (b'"assistant"', b'_call"', b'"reasoning"')
+_CODEX_OUTPUT = frozenset({"function_call", "custom_tool_call", "local_shell_call", "reasoning"})
+TRANSCRIPT_TAILS = (256 * 1024, 8 * 1024 * 1024)  # how far back to look, step by step
+
+
+def last_output(transcript: Path) -> int | None:
+    """The file offset where the agent's latest own output ends in its transcript (JSON
+    Lines), or the file's size when no line of it is recognised (another format); None when
+    the file cannot be read.
+
+    Hooks and the agent's own bookkeeping append lines too, even while a Stop hook runs (so
+    two hook processes of one Stop can see different sizes); this offset moves only when the
+    model answered or called a tool."""
+    try:
+        with transcript.open("rb") as handle:
+            size = handle.seek(0, os.SEEK_END)
+            for tail in TRANSCRIPT_TAILS:
+                start = max(0, size - tail)
+                handle.seek(start)
+                found = _last_output_end(handle.read(), start, whole=start == 0)
+                if found is not None or start == 0:
+                    return size if found is None else found
+    except OSError:
+        return None
+    return size
+
+
+def _last_output_end(data: bytes, start: int, whole: bool) -> int | None:
+    end = len(data)
+    while end > 0:
+        begin = data.rfind(b"\n", 0, end - 1) + 1
+        if begin == 0 and not whole:
+            return None  # the first line may be cut: look further back
+        line = data[begin:end]
+        if any(hint in line for hint in _OUTPUT_HINTS) and _is_output(line):
+            return start + end
+        end = begin
+    return None
+
+
+def _is_output(line: bytes) -> bool:
+    try:
+        record = json.loads(line)
+    except ValueError:
+        return False
+    if not isinstance(record, dict):
+        return False
+    if record.get("type") == "assistant":
+        return True
+    payload = record.get("payload")
+    if record.get("type") != "response_item" or not isinstance(payload, dict):
+        return False
+    kind = payload.get("type")
+    return kind in _CODEX_OUTPUT or (kind == "message" and payload.get("role") == "assistant")

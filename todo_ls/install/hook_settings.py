@@ -281,21 +281,36 @@ def _keep_original(path: Path, text: str | None, options: Options, fresh: bool) 
     if backup.exists() and not fresh:
         return
     backup.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    record = {"path": str(path), "existed": text is not None, "text": text}
+    record = {
+        "path": str(path),
+        "existed": text is not None,
+        "text": text,
+        "folder_existed": path.parent.is_dir(),
+    }
     backup.write_text(json.dumps(record), encoding="utf-8")
 
 
-def _original(path: Path, options: Options) -> tuple[bool, str | None] | None:
+def _record(path: Path, options: Options) -> dict[str, Any] | None:
     try:
         record = json.loads(_backup_path(path, options).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    if not isinstance(record, dict) or record.get("path") != str(path):
+    return record if isinstance(record, dict) and record.get("path") == str(path) else None
+
+
+def _original(path: Path, options: Options) -> tuple[bool, str | None] | None:
+    record = _record(path, options)
+    if record is None:
         return None
     text = record.get("text")
     return bool(record.get("existed")), text if isinstance(text, str) else None
 
 
 def _forget_original(path: Path, options: Options) -> None:
+    """Drop the install record; a folder the install created goes too when it is empty."""
+    record = _record(path, options)
+    if record is not None and record.get("folder_existed") is False and not path.exists():
+        with contextlib.suppress(OSError):
+            path.parent.rmdir()  # only when empty
     with contextlib.suppress(OSError):
         _backup_path(path, options).unlink()

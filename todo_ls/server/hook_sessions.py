@@ -102,7 +102,7 @@ class HookSessions:
             )
             entry: dict[str, Any] = {
                 "id": session.session_id,
-                "title": "",
+                "title": session.title,
                 "host": session.host,
                 "state": state,
                 "detail": session.detail,
