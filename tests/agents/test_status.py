@@ -30,6 +30,11 @@ def test_the_session_shows_working_during_the_turn_and_idle_after_it(
         language_server, sid, lambda s: s.get("state") == "working", "working", SHOWN
     )
     assert working.get("host") == agent.host
+    # Nothing can prompt these agents from outside: the editor's "Nudge now" says so.
+    answer = language_server.command("todoLs.nudge", {"sessionID": sid})
+    assert answer["sent"] == [], answer
+    assert [s["sessionID"] for s in answer["skipped"]] == [sid], answer
+    assert agent.host in answer["skipped"][0]["reason"], answer
 
     model.release()
     assert conversation.finish_turn() == "completed"
