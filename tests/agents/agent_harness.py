@@ -18,7 +18,6 @@ import os
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -88,7 +87,7 @@ class Project:
     """A temporary project (`PLAN.md`, `todo-ls.toml` subscribing it) with its own HOME,
     CODEX_HOME, TMPDIR and todo-ls state folder beside it."""
 
-    def __init__(self, base: Path, supervisor: Json | None = None) -> None:
+    def __init__(self, base: Path) -> None:
         self.root = base / "project"
         self.home = base / "home"
         self.codex_home = self.home / ".codex"
@@ -98,7 +97,7 @@ class Project:
             folder.mkdir(parents=True, exist_ok=True)
         self.plan_path = self.root / "PLAN.md"
         self.plan_path.write_text(PLAN, encoding="utf-8")
-        self.settings(supervisor or {})
+        self.settings({})
 
     def settings(self, supervisor: Json) -> None:
         """Write `todo-ls.toml`: PLAN.md subscribed, and the given `[supervisor]` keys."""
@@ -571,11 +570,3 @@ def wait_session(
         sessions = server.supervisor.get("sessions")
         raise AssertionError(f"{exc}; session {session_id}; status sessions: {sessions}") from None
     return found[0]
-
-
-def wait_file(path: Path, check: Callable[[str], bool], what: str, timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not (path.is_file() and check(path.read_text(encoding="utf-8"))):
-        if time.monotonic() > deadline:
-            raise AssertionError(f"not within {timeout} s: {what}")
-        time.sleep(0.05)
