@@ -226,7 +226,7 @@ async def nudge_delay(root: Path, sessions: int, settle_ms: int) -> dict[str, An
     deadline = time.perf_counter() + settle_ms / 1000 + 10
     while len(host.nudged) < len(idle_at) and time.perf_counter() < deadline:
         await asyncio.sleep(0.01)
-    await rt.settled()
+    await rt.drain()
     await rt.stop()
     rt.store.close()
     delays = [

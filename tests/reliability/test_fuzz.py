@@ -460,10 +460,10 @@ async def _supervise(
             host.emit(event)
             await host.drained()
             clock.advance(steps[index % len(steps)] if steps else 0.0)
-            await runtime.settled()
+            await runtime.drain()
         for _ in range(60):
             clock.advance(60.0)
-            await runtime.settled()
+            await runtime.drain()
         await runtime.stop()
         store.close()
     return host
