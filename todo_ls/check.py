@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from todo_ls.checklist import Checklist, Progress, StateRegistry, document_progress, parse
-
-_SKIP_DIRS = frozenset({".git", "node_modules"})
+from todo_ls.disk import DiskError, read_text
+from todo_ls.globs import walk_files
 
 
 class CheckError(Exception):
@@ -30,17 +30,7 @@ class _Checked:
 
 def _markdown_under(directory: str) -> Iterator[str]:
     """`*.md` files below `directory`, sorted, following symlinks but never into a loop."""
-    seen: set[str] = set()
-    for root, dirs, files in os.walk(directory, followlinks=True):
-        real = os.path.realpath(root)
-        if real in seen:
-            dirs.clear()
-            continue
-        seen.add(real)
-        dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS)
-        for name in sorted(files):
-            if name.endswith(".md"):
-                yield os.path.join(root, name)
+    return (path for path in walk_files(directory) if path.endswith(".md"))
 
 
 def _expand(path: str) -> list[str]:
@@ -56,15 +46,9 @@ def _expand(path: str) -> list[str]:
 
 def _read(path: str) -> str:
     try:
-        data = Path(path).read_bytes()
-    except OSError as err:
-        raise CheckError(f"{path}: cannot read: {err.strerror or err}") from None
-    if b"\0" in data:
-        raise CheckError(f"{path}: binary file (contains NUL bytes), not markdown")
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as err:
-        raise CheckError(f"{path}: not UTF-8 text (invalid byte at offset {err.start})") from None
+        return read_text(path).text
+    except DiskError as err:
+        raise CheckError(str(err)) from None
 
 
 def _counts(progress: Progress) -> dict[str, int]:

@@ -7,7 +7,7 @@ can log them.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -125,8 +125,13 @@ def _deep_copy(value: Any) -> Any:
     return value
 
 
-def load_settings(raw: object) -> LoadedSettings:
-    """Validate a raw `todoLs` settings object; invalid keys fall back to their defaults."""
+def load_settings(
+    raw: object, origin: Callable[[tuple[str, ...]], str | None] | None = None
+) -> LoadedSettings:
+    """Validate a raw `todoLs` settings object; invalid keys fall back to their defaults.
+
+    `origin` names where the value at a key path came from (a file), when that is not the
+    editor: the warning then says so."""
     if raw is None:
         return LoadedSettings(Settings())
     if not isinstance(raw, Mapping):
@@ -143,6 +148,8 @@ def load_settings(raw: object) -> LoadedSettings:
             for error in exc.errors():
                 path = _dotted(error["loc"]) or ("",)
                 key = "todoLs." + ".".join(path)
-                warnings.append(f"Invalid setting {key}: {error['msg']}; using the default.")
+                source = origin(path) if origin is not None else None
+                where = f" in {source}" if source else ""
+                warnings.append(f"Invalid setting {key}{where}: {error['msg']}; using the default.")
                 _drop(data, path)
     return LoadedSettings(Settings(), [*warnings, "todoLs settings invalid; using defaults."])

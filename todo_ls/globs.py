@@ -12,9 +12,10 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 _GLOB_MAGIC = re.compile(r"[*?\[]")
-_SKIP_DIRS = frozenset({".git", "node_modules", ".hg", ".svn"})
+# Never searched for checklists: version control data and installed packages.
+SKIP_DIRS = frozenset({".git", ".hg", ".svn", "node_modules"})
 
-__all__ = ["expand_patterns", "glob_regex", "normalize"]
+__all__ = ["SKIP_DIRS", "expand_patterns", "glob_regex", "normalize", "walk_files"]
 
 
 def normalize(path: str | Path) -> Path:
@@ -27,7 +28,7 @@ def expand_patterns(base: Path, patterns: Iterable[str]) -> Iterator[Path]:
     """Files named by `patterns` (paths or globs, relative to `base` unless absolute).
 
     A plain path is yielded even when the file does not exist (it is picked up when created).
-    Globs walk the tree without following symlinked directories, so loops cannot hang it.
+    Globs walk the tree with `walk_files`: symlinked folders once each, so a loop ends.
     """
     for pattern in patterns:
         full = normalize(base / pattern)
@@ -41,14 +42,26 @@ def expand_patterns(base: Path, patterns: Iterable[str]) -> Iterator[Path]:
         yield from _walk_matches(root, regex)
 
 
-def _walk_matches(root: Path, regex: re.Pattern[str]) -> Iterator[Path]:
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-        dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS)
-        rel_dir = os.path.relpath(dirpath, root)
-        prefix = "" if rel_dir == "." else Path(rel_dir).as_posix() + "/"
+def walk_files(root: str | os.PathLike[str]) -> Iterator[str]:
+    """Every file below `root`, folder by folder in sorted order, outside `SKIP_DIRS`.
+
+    Symlinked folders are followed, each real folder visited once, so a link loop ends."""
+    seen: set[str] = set()
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=True):
+        real = os.path.realpath(dirpath)
+        if real in seen:
+            dirnames.clear()
+            continue
+        seen.add(real)
+        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS)
         for name in sorted(filenames):
-            if regex.fullmatch(prefix + name):
-                yield normalize(os.path.join(dirpath, name))
+            yield os.path.join(dirpath, name)
+
+
+def _walk_matches(root: Path, regex: re.Pattern[str]) -> Iterator[Path]:
+    for path in walk_files(root):
+        if regex.fullmatch(Path(os.path.relpath(path, root)).as_posix()):
+            yield normalize(path)
 
 
 def glob_regex(pattern: str) -> re.Pattern[str]:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -32,6 +32,7 @@ from urllib.parse import unquote, urlsplit
 
 from todo_ls import checklist as engine  # engine functions load on first use
 from todo_ls.checklist import OPEN_STATES, Checklist, FileItem, Progress, StateRegistry
+from todo_ls.checklist.lines import split_lines
 from todo_ls.disk import DiskError, read_text
 
 # Re-exported: the server and the tests use them from here.
@@ -83,14 +84,18 @@ def path_to_uri(path: Path) -> str:
     return path.as_uri()
 
 
-def split_lines(text: str) -> list[str]:
-    """Lines as LSP counts them (`\\n`, `\\r\\n`, `\\r`), without their line ends.
-
-    `str.splitlines` also splits on form feeds, U+2028 and others, which LSP does not.
-    """
-    if "\r" not in text:
-        return text.split("\n")
-    return re.split(r"\r\n|\r|\n", text)
+def innermost_folder(path: str | None, folders: Iterable[str]) -> str | None:
+    """The deepest of `folders` (paths) that is `path` or holds it, normalized; None for none."""
+    if not path:
+        return None
+    path = os.path.normpath(path)
+    best: str | None = None
+    for folder in folders:
+        root = os.path.normpath(folder)
+        inside = path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+        if inside and (best is None or len(root) > len(best)):
+            best = root
+    return best
 
 
 @dataclass(frozen=True)
@@ -191,6 +196,7 @@ class WorkspaceIndex:
         self._folders: list[Folder] = []
         self._subs: dict[str, _FolderSubs] = {}
         self._patterns: list[str] = []
+        self._folder_patterns: dict[str, list[str]] = {}
         self._registry = StateRegistry.default()
         self._open: dict[Path, _OpenDoc] = {}
         self._cache: dict[Path, FileState] = {}
@@ -212,13 +218,24 @@ class WorkspaceIndex:
             f.key: self._subs.get(f.key) or self._load_overrides(f) for f in self._folders
         }
 
-    def configure(self, patterns: Iterable[str], registry: StateRegistry) -> None:
-        """Apply `markdownFiles` and the state registry (a new registry drops every parse)."""
+    def configure(
+        self,
+        patterns: Iterable[str],
+        registry: StateRegistry,
+        folder_patterns: Mapping[str, Sequence[str]] | None = None,
+    ) -> None:
+        """Apply `markdownFiles` and the state registry (a new registry drops every parse).
+        `folder_patterns` (by folder key) replace `patterns` for the folders it names."""
         self._patterns = list(patterns)
+        self._folder_patterns = {k: list(v) for k, v in (folder_patterns or {}).items()}
         if registry != self._registry:
             self._registry = registry
             self._cache.clear()
         self.invalidate_globs()
+
+    def patterns(self, folder: Folder) -> list[str]:
+        """The `markdownFiles` of `folder`."""
+        return list(self._folder_patterns.get(folder.key, self._patterns))
 
     def set_store(self, store: SubscriptionStore | None) -> None:
         """Use `store` for the command-made subscriptions from now on (reloads them)."""
@@ -270,7 +287,7 @@ class WorkspaceIndex:
             return []
         if subs.effective is None:
             if subs.globbed is None:
-                subs.globbed = list(expand_patterns(folder.path, self._patterns))
+                subs.globbed = list(expand_patterns(folder.path, self.patterns(folder)))
             subs.effective = sorted((set(subs.globbed) | subs.added) - subs.removed)
         return list(subs.effective)
 
@@ -287,8 +304,8 @@ class WorkspaceIndex:
 
     def folder_of(self, path: Path) -> Folder | None:
         """The innermost workspace folder holding `path`."""
-        inside = [f for f in self._folders if f.contains(path)]
-        return max(inside, key=lambda f: len(f.path.parts), default=None)
+        key = innermost_folder(str(path), [f.key for f in self._folders])
+        return next((f for f in self._folders if f.key == key), None) if key else None
 
     def subscription_folder(self, path: Path) -> Folder | None:
         """The folder whose subscription set holds `path`, or None when it is not subscribed."""

@@ -1,7 +1,8 @@
 --- :checkhealth todo_ls
 local M = {}
 
-local INSTALL = 'Install the server: `pipx install todo-ls` (or `uv tool install todo-ls`, `pip install todo-ls`)'
+local INSTALL = 'Install the server with `pipx install todo-ls` or `uv tool install todo-ls`, '
+  .. 'make sure `todo-ls` is on PATH (`pipx ensurepath`, `uv tool update-shell`) and restart Neovim; see |todo_ls-install|'
 
 local function value(v)
   return require('todo_ls')._value(v)

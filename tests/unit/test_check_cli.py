@@ -134,8 +134,8 @@ def test_bom_and_crlf_are_fine(project: Path, capsys: pytest.CaptureFixture[str]
     ("name", "content", "message"),
     [
         ("missing.md", None, "missing.md: no such file or directory"),
-        ("bin.md", b"- [ ] a\x00b\n", "bin.md: binary file (contains NUL bytes), not markdown"),
-        ("latin1.md", "- [ ] caf\xe9\n".encode("latin-1"), "latin1.md: not UTF-8 text"),
+        ("bin.md", b"- [ ] a\x00b\n", "bin.md: binary file (contains NUL bytes)"),
+        ("latin1.md", "- [ ] caf\xe9\n".encode("latin-1"), "latin1.md: not UTF-8 (byte 0xe9"),
     ],
 )
 def test_bad_input_is_one_line_on_stderr_and_exit_2(
@@ -193,7 +193,7 @@ def test_real_process_never_prints_a_traceback(project: Path) -> None:
     assert result.returncode == 2
     assert "Traceback" not in result.stderr
     assert result.stderr.splitlines() == [
-        "todo-ls: bin.md: binary file (contains NUL bytes), not markdown",
+        "todo-ls: bin.md: binary file (contains NUL bytes)",
         "todo-ls: nope.md: no such file or directory",
     ]
 

@@ -21,7 +21,7 @@ from todo_ls.hook.sources import Entry
 from todo_ls.store import HookSession, Store
 from todo_ls.supervisor.clock import Clock
 from todo_ls.supervisor.policy import SessionState, open_set
-from todo_ls.supervisor.runtime import folder_of
+from todo_ls.workspace import innermost_folder
 
 log = logging.getLogger(__name__)
 
@@ -68,7 +68,7 @@ class HookSessions:
             s
             for s in self._store.hook_sessions(since)
             if s.state != "ended"
-            and (self._scope == "all" or folder_of(s.directory, folders) is not None)
+            and (self._scope == "all" or innermost_folder(s.directory, folders) is not None)
         ]
 
     def find(self, session_id: str) -> HookSession | None:
@@ -96,7 +96,7 @@ class HookSessions:
         for session in self.sessions():
             state, paused = self._state(session)
             todos = self._store.session_todos(session.session_id)
-            folder = folder_of(session.directory, folders)
+            folder = innermost_folder(session.directory, folders)
             items = open_set(
                 _entries(todos or []), self._file_items(folder) if folder is not None else []
             )

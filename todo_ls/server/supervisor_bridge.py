@@ -3,7 +3,10 @@
 The server calls only the methods of `Supervision`. What this module reads from the server
 object `ls` (kept to this small surface on purpose):
 
-- `ls.settings` (`config.Settings`): `supervisor.*` and `state_dir`;
+- `ls.settings` (`config.Settings`): `supervisor.*` and `state_dir`, the connection's;
+- `ls.configuration` (`server.configuration.Configuration`), when there is one: each workspace
+  folder's own `supervisor.*` (read at each decision, so a change needs no restart) and
+  whether any folder has the supervisor on;
 - `ls.workspace_index` (`workspace.WorkspaceIndex`): folders and subscribed files;
 - `ls.store` (`store.Store | None`): the shared store; without one the supervisor opens its own
   (the store falls back to memory by itself when its directory cannot be used);
@@ -69,7 +72,7 @@ class Supervision:
         """Called from `initialized` (after settings are loaded): start background tasks."""
         self._started = True
         settings = self._ls.settings.supervisor
-        if not settings.enabled or self._runtime is not None:
+        if not self._enabled() or self._runtime is not None:
             self._changed()
             return
         try:
@@ -98,6 +101,7 @@ class Supervision:
             workspace,
             on_change=self._changed,
             on_user_message=self._tell_user,
+            folder_settings=self._folder_settings(),
         )
         self._runtime.start()
         log.info("supervisor started (host %s, scope %s)", settings.host, settings.scope)
@@ -130,7 +134,7 @@ class Supervision:
         wanted = self._ls.settings.supervisor
         if runtime is not None and runtime.settings == wanted and self._store_unchanged():
             return
-        if runtime is None and not wanted.enabled:
+        if runtime is None and not self._enabled():
             return
 
         async def restart() -> None:
@@ -157,7 +161,7 @@ class Supervision:
         sessions, then those of agents reached through hooks."""
         if self._runtime is None:
             return {
-                "enabled": bool(self._ls.settings.supervisor.enabled),
+                "enabled": self._enabled(),
                 "host": None,
                 "sessions": [],
             }
@@ -237,6 +241,16 @@ class Supervision:
         return result
 
     # --- helpers ----------------------------------------------------------------------------
+
+    def _enabled(self) -> bool:
+        configuration = getattr(self._ls, "configuration", None)
+        if configuration is not None:
+            return bool(configuration.supervisor_enabled)
+        return bool(self._ls.settings.supervisor.enabled)
+
+    def _folder_settings(self) -> Callable[[str], SupervisorSettings | None] | None:
+        configuration = getattr(self._ls, "configuration", None)
+        return None if configuration is None else configuration.folder_supervisor
 
     def _store(self) -> Store:
         shared: Store | None = getattr(self._ls, "store", None)

@@ -14,11 +14,13 @@ import contextlib
 import logging
 import os
 import socket
+import sqlite3
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from todo_ls.agent_todos import Todo, merged_with_host, stored_todos
 from todo_ls.checklist import file_items
 from todo_ls.checklist.model import FileItem
 from todo_ls.config import SupervisorSettings
@@ -48,7 +50,7 @@ from todo_ls.supervisor.policy import (
     read_history,
 )
 from todo_ls.supervisor.text import Nudge
-from todo_ls.workspace import WorkspaceIndex
+from todo_ls.workspace import WorkspaceIndex, innermost_folder
 
 log = logging.getLogger(__name__)
 
@@ -108,20 +110,6 @@ def process_owner() -> str:
     return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
 
 
-def folder_of(directory: str | None, folders: Sequence[str]) -> str | None:
-    """The deepest workspace folder that is `directory` or contains it."""
-    if not directory:
-        return None
-    path = os.path.normpath(directory)
-    best: str | None = None
-    for folder in folders:
-        root = os.path.normpath(folder)
-        inside = path == root or path.startswith(root.rstrip(os.sep) + os.sep)
-        if inside and (best is None or len(root) > len(best)):
-            best = root
-    return best
-
-
 class Runtime:
     """One supervisor for one host connection and one workspace."""
 
@@ -137,7 +125,10 @@ class Runtime:
         on_change: Callable[[], None] | None = None,
         on_user_message: Callable[[str], None] | None = None,
         on_nudge: Callable[[NudgeSent], None] | None = None,
+        folder_settings: Callable[[str], SupervisorSettings | None] | None = None,
     ) -> None:
+        """`settings` hold the connection and apply to sessions outside every workspace folder;
+        `folder_settings` gives a folder's own (by folder path), read at each decision."""
         self._connect = connect
         self._store = store
         self.settings = settings
@@ -147,6 +138,7 @@ class Runtime:
         self._on_change = on_change
         self._on_user_message = on_user_message
         self._on_nudge = on_nudge
+        self._folder_settings = folder_settings
         self.tracker = Tracker()
         self.host: Host | None = None
         self.connected = False
@@ -288,7 +280,7 @@ class Runtime:
         if not self._in_scope(effect.session_id):
             return
         if isinstance(effect, Interrupted):
-            if self.settings.pause_on_interrupt:
+            if self.settings_of(effect.session_id).pause_on_interrupt:
                 log.info("supervisor: %s %s: paused", effect.session_id, effect.why)
                 # Keep a pause command's pause: it waits for resume, this one a prompt lifts.
                 self._store.pause(effect.session_id, "interrupt", now, keep_user_pause=True)
@@ -341,19 +333,41 @@ class Runtime:
 
     # --- evaluation -------------------------------------------------------------------------
 
+    def _folder_of(self, session_id: str) -> str | None:
+        session = self.tracker.sessions.get(session_id)
+        directory = session.directory if session is not None else None
+        return innermost_folder(directory, self._workspace.folders())
+
+    def settings_of(self, session_id: str) -> SupervisorSettings:
+        """The settings of the workspace folder the session works in (else the runtime's)."""
+        folder = self._folder_of(session_id)
+        own = self._folder_settings(folder) if folder and self._folder_settings else None
+        return own if own is not None else self.settings
+
     def _in_scope(self, session_id: str) -> bool:
+        """A root session in a folder whose settings supervise it, or anywhere with `all`."""
         session = self.tracker.sessions.get(session_id)
         if session is None or session.parent_id is not None:
             return False
-        if self.settings.scope == "all":
-            return True
-        return folder_of(session.directory, self._workspace.folders()) is not None
+        folder = self._folder_of(session_id)
+        if folder is None:
+            return self.settings.scope == "all"
+        own = self._folder_settings(folder) if self._folder_settings else None
+        return own is None or own.enabled
 
     def _open_items(self, session_id: str) -> OpenSet:
         session = self.tracker.sessions[session_id]
-        folder = folder_of(session.directory, self._workspace.folders())
+        folder = innermost_folder(session.directory, self._workspace.folders())
         files = self._workspace.file_items(folder) if folder else []
-        return open_set(session.todos, files)
+        return open_set(merged_with_host(session.todos, self._stored_todos(session_id)), files)
+
+    def _stored_todos(self, session_id: str) -> tuple[Todo, ...]:
+        """The list the agent keeps with todo-ls's MCP tools (shared store, any process)."""
+        try:
+            return stored_todos(self._store.session_todos(session_id))
+        except (sqlite3.Error, ValueError) as err:
+            log.warning("supervisor: cannot read the todo list of %s: %s", session_id, err)
+            return ()
 
     def _history(self, session_id: str, open_hash: str) -> NudgeHistory:
         return read_history(self._store, session_id, open_hash)
@@ -368,7 +382,7 @@ class Runtime:
         decision = evaluate(
             view,
             items,
-            self.settings,
+            self.settings_of(session_id),
             now,
             pause.reason if pause else None,
             history,
@@ -459,7 +473,8 @@ class Runtime:
         if kind is None:
             return decision.reason
         now = self._clock.now()
-        min_interval = 0.0 if manual else self.settings.min_nudge_interval_ms / 1000.0
+        settings = self.settings_of(session_id)
+        min_interval = 0.0 if manual else settings.min_nudge_interval_ms / 1000.0
         claim = self._store.claim_nudge(
             session_id, items.hash, kind, self.owner, now, min_interval, CLAIM_EXPIRY_S
         )
@@ -480,7 +495,7 @@ class Runtime:
                 items,
                 decision.quiet_for,
                 view.quiet_sources,
-                self.settings.stall_minutes,
+                settings.stall_minutes,
             )
             # Recorded as sent when the request left: the agent may react (and finish a
             # whole turn) before the host answers, and that is activity after the nudge.
@@ -542,7 +557,8 @@ class Runtime:
             self.handle(ev.SessionDeleted(session_id))
             return "session not found"
         now = self._clock.now()
-        self._hold[session_id] = now + max(self.settings.min_nudge_interval_ms / 1000.0, 5.0)
+        interval = self.settings_of(session_id).min_nudge_interval_ms / 1000.0
+        self._hold[session_id] = now + max(interval, 5.0)
         self._set_error(f"nudge failed: {_one_line(err)}")
         log.warning("supervisor: nudge of %s failed: %s", session_id, err)
         return f"delivery failed: {_one_line(err)}"
