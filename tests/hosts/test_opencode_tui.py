@@ -45,7 +45,9 @@ class OpencodeTui(OpencodeServer):
             raise AssertionError("tmux is not installed: run scripts/setup-opencode.sh")
         self.port = port or 0
         self.url = f"http://127.0.0.1:{port}" if port else ""
-        self.socket = str(root / "tmux.sock")  # its own tmux server, gone with the folder
+        # Its own tmux server, gone with the folder; one per TUI started, so a restarted TUI never
+        # talks to the previous server while that one is still shutting down.
+        self.socket = str(root / f"tmux-{self.port}.sock")
         self.pid: int | None = None
 
     def _tmux(self, *args: str) -> str:
@@ -59,8 +61,23 @@ class OpencodeTui(OpencodeServer):
         argv = [str(self.binary), *(["--port", str(self.port)] if self.port else [])]
         # `env -i`: the pane runs with exactly this environment, not the tmux server's.
         command = shlex.join(["env", "-i", *(f"{k}={v}" for k, v in env.items()), *argv])
-        self._tmux("new-session", "-d", "-x", "120", "-y", "40", "-c", str(self.project), command)
-        self.pid = int(self._tmux("list-panes", "-F", "#{pane_pid}").split()[0])
+        started = self._tmux(
+            "new-session",
+            "-d",
+            "-P",
+            "-F",
+            "#{pane_pid}",
+            "-x",
+            "120",
+            "-y",
+            "40",
+            "-c",
+            str(self.project),
+            command,
+        )  # -P prints the new pane's pid: no second call that could race the server's start
+        if not started.strip().isdigit():
+            raise AssertionError(f"tmux did not start the OpenCode TUI: {started!r}")
+        self.pid = int(started)
         deadline = time.monotonic() + timeout
         while not self._ready():
             if time.monotonic() > deadline:
