@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +17,7 @@ from todo_ls.hosts.base import Capability, Host, HostError
 from todo_ls.store import Store
 from todo_ls.supervisor import events as ev
 from todo_ls.supervisor.clock import FakeClock
-from todo_ls.supervisor.runtime import NudgeSent, Runtime, folder_of
+from todo_ls.supervisor.runtime import NudgeSent, Runtime
 
 S = "ses_a"
 TODOS = (
@@ -36,12 +36,14 @@ class Harness:
         clock: FakeClock | None = None,
         capabilities: frozenset[Capability] = ALL_CAPABILITIES,
         connect_errors: int = 0,
+        more_folders: tuple[str, ...] = (),
+        folder_settings: Callable[[str], SupervisorSettings | None] | None = None,
     ) -> None:
         self.project = str(tmp_path / "project")
         self.clock = clock or FakeClock()
         self.host = FakeHost(capabilities)
         self.store = Store(tmp_path / "state.db")
-        self.workspace = FakeWorkspace([self.project])
+        self.workspace = FakeWorkspace([self.project, *more_folders])
         self.messages: list[str] = []
         self.nudged: list[NudgeSent] = []
         self.changes = 0
@@ -56,6 +58,7 @@ class Harness:
             on_change=self._changed,
             on_user_message=self.messages.append,
             on_nudge=self.nudged.append,
+            folder_settings=folder_settings,
         )
 
     async def _connect(self) -> Host:
@@ -73,19 +76,19 @@ class Harness:
             ev.Connected("opencode-v1", "http://127.0.0.1:4096", "1.18.33"),
             ev.Resynced(busy=busy or {}),
         )
-        await self.settle()
+        await self.drain()
 
-    async def settle(self) -> None:
+    async def drain(self) -> None:
         await self.host.drained()
-        await self.rt.settled()
+        await self.rt.drain()
 
     async def emit(self, *events: ev.HostEvent) -> None:
         self.host.emit(*events)
-        await self.settle()
+        await self.drain()
 
     async def advance(self, seconds: float) -> None:
         self.clock.advance(seconds)
-        await self.settle()
+        await self.drain()
 
     async def turn(
         self,
@@ -150,6 +153,25 @@ async def test_exactly_one_nudge_per_opportunity(h: Harness) -> None:
     assert h.session()["nudges"] == 2
 
 
+async def test_each_workspace_folder_has_its_own_supervisor_settings(tmp_path: Path) -> None:
+    quick, off = str(tmp_path / "quick"), str(tmp_path / "off")
+    own = {quick: SupervisorSettings(settle_ms=1000), off: SupervisorSettings(enabled=False)}
+    h = Harness(tmp_path, more_folders=(quick, off), folder_settings=own.get)
+    await h.start()
+    try:
+        await h.turn("ses_quick", directory=quick)
+        await h.turn("ses_off", directory=off)
+        await h.turn(S)  # the first folder has no settings of its own: the runtime's (5 s)
+        await h.advance(1.0)
+        assert [s.session_id for s in h.host.sent] == ["ses_quick"]
+        await h.advance(4.0)
+        assert [s.session_id for s in h.host.sent] == ["ses_quick", S]
+        await h.advance(120.0)  # the folder with the supervisor off is never nudged
+        assert "ses_off" not in {s.session_id for s in h.host.sent}
+    finally:
+        await h.close()
+
+
 async def test_rate_limit_between_nudges(h: Harness) -> None:
     await h.turn()
     await h.advance(5)
@@ -206,13 +228,13 @@ async def test_second_runtime_on_the_same_store_does_not_double_nudge(tmp_path: 
         for harness in (a, b):
             await harness.turn()
         clock.advance(5)
-        await a.settle()
-        await b.settle()
+        await a.drain()
+        await b.drain()
         assert len(a.host.sent) + len(b.host.sent) == 1
         for _ in range(20):
             clock.advance(60)
-            await a.settle()
-            await b.settle()
+            await a.drain()
+            await b.drain()
         assert len(a.host.sent) + len(b.host.sent) == 1
     finally:
         await a.close()
@@ -597,7 +619,7 @@ async def test_unreachable_host_retries_with_backoff(tmp_path: Path) -> None:
     h = Harness(tmp_path, connect_errors=2)
     try:
         h.rt.start()
-        await h.settle()
+        await h.drain()
         status = h.rt.status()["host"]
         assert status["connected"] is False
         assert status["error"] == "connection refused"
@@ -607,7 +629,7 @@ async def test_unreachable_host_retries_with_backoff(tmp_path: Path) -> None:
         await h.advance(4)
         assert h.connects == 3
         h.host.emit(ev.Connected("opencode-v1", "u", "1"), ev.Resynced(busy={}))
-        await h.settle()
+        await h.drain()
         assert h.rt.status()["host"]["connected"] is True
         assert "error" not in h.rt.status()["host"]
     finally:
@@ -616,7 +638,7 @@ async def test_unreachable_host_retries_with_backoff(tmp_path: Path) -> None:
 
 async def test_a_dropped_stream_is_watched_again(h: Harness) -> None:
     h.host.emit(HostError("protocol", "garbage"))
-    await h.settle()
+    await h.drain()
     assert h.rt.status()["host"]["connected"] is False
     await h.advance(2)
     await h.emit(ev.Connected("opencode-v1", "u", "1"), ev.Resynced(busy={}))
@@ -667,14 +689,6 @@ async def test_a_failed_lookup_is_one_warning_without_traceback(
     assert "look up ses_new" in record.getMessage()
     assert "connection refused" in record.getMessage()
     assert "Traceback" not in caplog.text
-
-
-def test_folder_of_picks_the_deepest_folder() -> None:
-    folders = ["/w/a", "/w/a/b", "/w/c"]
-    assert folder_of("/w/a/b/x", folders) == "/w/a/b"
-    assert folder_of("/w/a", folders) == "/w/a"
-    assert folder_of("/w/ab", folders) is None
-    assert folder_of(None, folders) is None
 
 
 async def test_stop_during_a_send_leaves_nothing_behind(h: Harness) -> None:

@@ -37,10 +37,13 @@ def file_lenses(
 
 def register(server: TodoLanguageServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_CODE_LENS)
-    def on_code_lens(ls: TodoLanguageServer, params: types.CodeLensParams) -> list[types.CodeLens]:
+    async def on_code_lens(
+        ls: TodoLanguageServer, params: types.CodeLensParams
+    ) -> list[types.CodeLens]:
+        await ls.configuration.ready()  # settings being fetched decide what to show
         path = uri_to_path(params.text_document.uri)
         if (
-            not ls.settings.code_lens.enabled
+            not ls.settings_for(path).code_lens.enabled
             or path is None
             or not ls.workspace_index.is_subscribed(path)
         ):

@@ -14,11 +14,13 @@ import contextlib
 import logging
 import os
 import socket
+import sqlite3
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from todo_ls.agent_todos import Todo, merged_with_host, stored_todos
 from todo_ls.checklist import file_items
 from todo_ls.checklist.model import FileItem
 from todo_ls.config import SupervisorSettings
@@ -36,6 +38,7 @@ from todo_ls.supervisor.activity import (
 )
 from todo_ls.supervisor.clock import Clock, Timer
 from todo_ls.supervisor.policy import (
+    LIFTED_BY_PROMPT,
     Decision,
     NudgeHistory,
     OpenSet,
@@ -44,9 +47,10 @@ from todo_ls.supervisor.policy import (
     describe,
     evaluate,
     open_set,
+    read_history,
 )
 from todo_ls.supervisor.text import Nudge
-from todo_ls.workspace import WorkspaceIndex
+from todo_ls.workspace import WorkspaceIndex, innermost_folder
 
 log = logging.getLogger(__name__)
 
@@ -59,8 +63,6 @@ LEDGER_RETENTION_S = 30 * 24 * 3600.0
 # also change the counts the status shows ("1 tool").
 _COUNTED_WORK = (ev.ToolStarted, ev.ToolEnded, ev.StepStarted, ev.StepEnded)
 _WORK_EVENTS = (ev.SpanStarted, ev.SpanEnded, ev.ToolProgress, *_COUNTED_WORK)
-# Pauses a real user prompt lifts; a pause made by the pause command waits for resume.
-_LIFTED_BY_PROMPT = frozenset({"interrupt", "error", "no-progress", "episode-cap"})
 
 
 class Workspace(Protocol):
@@ -108,20 +110,6 @@ def process_owner() -> str:
     return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
 
 
-def folder_of(directory: str | None, folders: Sequence[str]) -> str | None:
-    """The deepest workspace folder that is `directory` or contains it."""
-    if not directory:
-        return None
-    path = os.path.normpath(directory)
-    best: str | None = None
-    for folder in folders:
-        root = os.path.normpath(folder)
-        inside = path == root or path.startswith(root.rstrip(os.sep) + os.sep)
-        if inside and (best is None or len(root) > len(best)):
-            best = root
-    return best
-
-
 class Runtime:
     """One supervisor for one host connection and one workspace."""
 
@@ -137,7 +125,10 @@ class Runtime:
         on_change: Callable[[], None] | None = None,
         on_user_message: Callable[[str], None] | None = None,
         on_nudge: Callable[[NudgeSent], None] | None = None,
+        folder_settings: Callable[[str], SupervisorSettings | None] | None = None,
     ) -> None:
+        """`settings` hold the connection and apply to sessions outside every workspace folder;
+        `folder_settings` gives a folder's own (by folder path), read at each decision."""
         self._connect = connect
         self._store = store
         self.settings = settings
@@ -147,6 +138,7 @@ class Runtime:
         self._on_change = on_change
         self._on_user_message = on_user_message
         self._on_nudge = on_nudge
+        self._folder_settings = folder_settings
         self.tracker = Tracker()
         self.host: Host | None = None
         self.connected = False
@@ -158,6 +150,7 @@ class Runtime:
         self._tasks: set[asyncio.Task[Any]] = set()
         self._sending: set[str] = set()
         self._asked_info: set[str] = set()
+        self._host_folders: tuple[str, ...] | None = None  # last handed to `host`
         self._main: asyncio.Task[None] | None = None
         self._stopped = False
 
@@ -200,7 +193,9 @@ class Runtime:
             try:
                 if self.host is None:
                     self.host = await self._connect()
+                    self._host_folders = None  # the folders may have changed meanwhile
                     self._set_error(None)
+                self._sync_folders()
                 attempt = 0
                 async for event in self.host.watch():
                     self.handle(event)
@@ -217,7 +212,7 @@ class Runtime:
             attempt += 1
             await self._clock.sleep(min(RECONNECT_MAX_S, 2.0 ** min(attempt, 5)))
 
-    async def settled(self) -> None:
+    async def drain(self) -> None:
         """Wait until no background work (sends, lookups) is left: for tests and shutdown."""
         for _ in range(1000):
             await asyncio.sleep(0)
@@ -285,7 +280,7 @@ class Runtime:
         if not self._in_scope(effect.session_id):
             return
         if isinstance(effect, Interrupted):
-            if self.settings.pause_on_interrupt:
+            if self.settings_of(effect.session_id).pause_on_interrupt:
                 log.info("supervisor: %s %s: paused", effect.session_id, effect.why)
                 # Keep a pause command's pause: it waits for resume, this one a prompt lifts.
                 self._store.pause(effect.session_id, "interrupt", now, keep_user_pause=True)
@@ -299,7 +294,7 @@ class Runtime:
             self._store.pause(effect.session_id, "error", now, keep_user_pause=True)
             return
         pause = self._store.paused(effect.session_id)
-        if pause is not None and pause.reason in _LIFTED_BY_PROMPT:
+        if pause is not None and pause.reason in LIFTED_BY_PROMPT:
             log.info("supervisor: %s: the user wrote; pause lifted", effect.session_id)
             self._store.resume(effect.session_id)
         self._store.start_episode(effect.session_id, now)
@@ -338,29 +333,44 @@ class Runtime:
 
     # --- evaluation -------------------------------------------------------------------------
 
+    def _folder_of(self, session_id: str) -> str | None:
+        session = self.tracker.sessions.get(session_id)
+        directory = session.directory if session is not None else None
+        return innermost_folder(directory, self._workspace.folders())
+
+    def settings_of(self, session_id: str) -> SupervisorSettings:
+        """The settings of the workspace folder the session works in (else the runtime's)."""
+        folder = self._folder_of(session_id)
+        own = self._folder_settings(folder) if folder and self._folder_settings else None
+        return own if own is not None else self.settings
+
     def _in_scope(self, session_id: str) -> bool:
+        """A root session in a folder whose settings supervise it, or anywhere with `all`."""
         session = self.tracker.sessions.get(session_id)
         if session is None or session.parent_id is not None:
             return False
-        if self.settings.scope == "all":
-            return True
-        return folder_of(session.directory, self._workspace.folders()) is not None
+        folder = self._folder_of(session_id)
+        if folder is None:
+            return self.settings.scope == "all"
+        own = self._folder_settings(folder) if self._folder_settings else None
+        return own is None or own.enabled
 
     def _open_items(self, session_id: str) -> OpenSet:
         session = self.tracker.sessions[session_id]
-        folder = folder_of(session.directory, self._workspace.folders())
+        folder = innermost_folder(session.directory, self._workspace.folders())
         files = self._workspace.file_items(folder) if folder else []
-        return open_set(session.todos, files)
+        return open_set(merged_with_host(session.todos, self._stored_todos(session_id)), files)
+
+    def _stored_todos(self, session_id: str) -> tuple[Todo, ...]:
+        """The list the agent keeps with todo-ls's MCP tools (shared store, any process)."""
+        try:
+            return stored_todos(self._store.session_todos(session_id))
+        except (sqlite3.Error, ValueError) as err:
+            log.warning("supervisor: cannot read the todo list of %s: %s", session_id, err)
+            return ()
 
     def _history(self, session_id: str, open_hash: str) -> NudgeHistory:
-        last = self._store.last_sent(session_id)
-        return NudgeHistory(
-            last_at=last.at if last else None,
-            last_hash=last.open_hash if last else None,
-            last_number=last.number if last else 0,
-            episode_count=self._store.episode_nudge_count(session_id),
-            same_hash_streak=self._store.consecutive_same_hash(session_id, open_hash),
-        )
+        return read_history(self._store, session_id, open_hash)
 
     def _decide(self, session_id: str) -> tuple[Decision, TreeView, OpenSet]:
         now = self._clock.now()
@@ -372,7 +382,7 @@ class Runtime:
         decision = evaluate(
             view,
             items,
-            self.settings,
+            self.settings_of(session_id),
             now,
             pause.reason if pause else None,
             history,
@@ -426,9 +436,19 @@ class Runtime:
         self.evaluate(session_id)
 
     def files_changed(self) -> None:
-        """Subscribed files or their items changed: every session may decide differently."""
+        """Subscribed files, their items or the workspace folders changed: every session may
+        decide differently."""
+        self._sync_folders()
         for session in self.tracker.roots():
             self.evaluate(session.id)
+
+    def _sync_folders(self) -> None:
+        """Hand the host the workspace folders when they differ from what it has (the 1.x
+        busy snapshot and resync ask per folder, so a folder added later must reach it)."""
+        folders = tuple(self._workspace.folders())
+        if self.host is not None and folders != self._host_folders:
+            self.host.set_directories(folders)
+            self._host_folders = folders
 
     # --- sending ----------------------------------------------------------------------------
 
@@ -453,7 +473,8 @@ class Runtime:
         if kind is None:
             return decision.reason
         now = self._clock.now()
-        min_interval = 0.0 if manual else self.settings.min_nudge_interval_ms / 1000.0
+        settings = self.settings_of(session_id)
+        min_interval = 0.0 if manual else settings.min_nudge_interval_ms / 1000.0
         claim = self._store.claim_nudge(
             session_id, items.hash, kind, self.owner, now, min_interval, CLAIM_EXPIRY_S
         )
@@ -474,7 +495,7 @@ class Runtime:
                 items,
                 decision.quiet_for,
                 view.quiet_sources,
-                self.settings.stall_minutes,
+                settings.stall_minutes,
             )
             # Recorded as sent when the request left: the agent may react (and finish a
             # whole turn) before the host answers, and that is activity after the nudge.
@@ -487,7 +508,8 @@ class Runtime:
             sent = err.kind == "timeout"
             return self._delivery_failed(session_id, err)
         finally:
-            self._store.settle_claim(claim.claim_id, sent, sent_at if sent else self._clock.now())
+            outcome_at = sent_at if sent else self._clock.now()
+            self._store.record_claim_outcome(claim.claim_id, sent, outcome_at)
         self._hold.pop(session_id, None)
         if self.connected:
             # Connected, the only error left is a failed nudge's, and this one got through:
@@ -535,7 +557,8 @@ class Runtime:
             self.handle(ev.SessionDeleted(session_id))
             return "session not found"
         now = self._clock.now()
-        self._hold[session_id] = now + max(self.settings.min_nudge_interval_ms / 1000.0, 5.0)
+        interval = self.settings_of(session_id).min_nudge_interval_ms / 1000.0
+        self._hold[session_id] = now + max(interval, 5.0)
         self._set_error(f"nudge failed: {_one_line(err)}")
         log.warning("supervisor: nudge of %s failed: %s", session_id, err)
         return f"delivery failed: {_one_line(err)}"
