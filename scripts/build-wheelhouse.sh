@@ -20,6 +20,7 @@ PY="$CACHE/packaging/bin/python"
 UV="$CACHE/packaging/bin/uv"
 # Resolving for another Python needs no interpreter of that version: never fetch one.
 export UV_PYTHON_DOWNLOADS=never
+export MACOSX_DEPLOYMENT_TARGET=11.0
 # The Python versions the extension can set the server up with; the extension reads them back
 # from manifest.json. pip is pinned so that a rebuild bundles the same installer.
 PYTHONS=(3.10 3.11 3.12 3.13)
@@ -28,10 +29,12 @@ PIP_PIN=pip==26.3
 # Each target as pip's oldest platform tag (pip also accepts every older tag) and as uv's
 # platform name. uv resolves: pip download would judge markers such as python_version < "3.11"
 # by the Python running it, not the one asked for, and miss tomli and exceptiongroup for 3.10.
+# Both Macs need macOS 11 (Big Sur) or newer; uv is told the same through
+# MACOSX_DEPLOYMENT_TARGET, or it would pick wheels for a newer macOS that pip then refuses.
 case "$TARGET" in
   linux-x64) PLATFORM=manylinux_2_17_x86_64 UV_PLATFORM=x86_64-manylinux_2_17 ;;
   linux-arm64) PLATFORM=manylinux_2_17_aarch64 UV_PLATFORM=aarch64-manylinux_2_17 ;;
-  darwin-x64) PLATFORM=macosx_10_12_x86_64 UV_PLATFORM=x86_64-apple-darwin ;;
+  darwin-x64) PLATFORM=macosx_11_0_x86_64 UV_PLATFORM=x86_64-apple-darwin ;;
   darwin-arm64) PLATFORM=macosx_11_0_arm64 UV_PLATFORM=aarch64-apple-darwin ;;
   win32-x64) PLATFORM=win_amd64 UV_PLATFORM=x86_64-pc-windows-msvc ;;
   *) echo "build-wheelhouse: unknown target '$TARGET' (linux-x64, linux-arm64, darwin-x64, darwin-arm64, win32-x64)" >&2; exit 2 ;;

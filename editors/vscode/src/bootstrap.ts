@@ -241,9 +241,12 @@ export async function setUpServer(options: SetupOptions): Promise<SetupResult> {
 async function removeOtherVersions(root: string, version: string, log: (line: string) => void): Promise<void> {
   for (const entry of await fs.readdir(root)) {
     if (!entry.startsWith(`${version}-`)) {
-      // A venv still used by a window of the old version may refuse (Windows): try next time.
-      await fs.rm(path.join(root, entry), { recursive: true, force: true }).catch(() => undefined);
-      log(`Removed ${path.join(root, entry)} (set up by another version)`);
+      try {
+        await fs.rm(path.join(root, entry), { recursive: true, force: true });
+        log(`Removed ${path.join(root, entry)} (set up by another version)`);
+      } catch {
+        // A venv still used by a window of the old version may refuse (Windows): next time.
+      }
     }
   }
 }

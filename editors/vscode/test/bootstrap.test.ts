@@ -123,6 +123,16 @@ test("first start sets up a venv offline from the bundled wheels; the second reu
   assert.equal(python.calls.length, 3, "nothing runs on the second start");
 });
 
+test("two windows setting up at once end with one working venv", async () => {
+  const dir = storage();
+  const python = fakePython();
+  const options = { storage: dir, wheels: path.join(dir, "wheels"), manifest: MANIFEST, python: PYTHON, platform: "linux" as const, run: python.run, log: () => undefined };
+  const [a, b] = await Promise.all([setUpServer(options), setUpServer(options)]);
+  assert.equal(a.venv, b.venv);
+  assert.deepEqual(readdirSync(path.join(dir, "server")), [path.basename(a.venv)]);
+  assert.ok(existsSync(path.join(a.venv, "todo-ls-ready.json")));
+});
+
 test("each interpreter gets its own venv; a new extension version replaces the old venvs", async () => {
   const dir = storage();
   const python = fakePython();
