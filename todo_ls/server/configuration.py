@@ -61,16 +61,6 @@ def section_of(raw: object) -> object:
     return raw
 
 
-def _holds(raw: object, path: tuple[str, ...]) -> bool:
-    """`raw` has a value at the key path `path`."""
-    node = raw
-    for key in path:
-        if not isinstance(node, Mapping) or key not in node:
-            return False
-        node = node[key]
-    return True
-
-
 class Configuration:
     """The settings of every workspace folder, from every source (see the module docstring)."""
 
@@ -243,13 +233,9 @@ class Configuration:
                 [*load_settings(editor).warnings, *from_file.warnings],
                 from_file.unknown_keys,
             )
-        file_name = str(project.path) if project is not None and project.path else None
-
-        def origin(path: tuple[str, ...]) -> str | None:
-            return None if _holds(editor, path) else file_name
-
         merged = project_file.layered(base, editor)
-        return load_settings(merged, origin if file_name else None)
+        source = project_file.origin(project, editor) if project is not None else None
+        return load_settings(merged, source)
 
     def _apply(self, resolved: Mapping[str, LoadedSettings], *, notify: bool) -> None:
         """The one place settings become current: the workspace index, the store's place,
