@@ -80,10 +80,6 @@ class Configuration:
     # --- results -------------------------------------------------------------------------
 
     @property
-    def loaded(self) -> bool:
-        return self._first is not None
-
-    @property
     def settings(self) -> Settings:
         """The settings of the first workspace folder: what exists once per server."""
         if self._first is None:
@@ -108,9 +104,8 @@ class Configuration:
     @property
     def supervisor_enabled(self) -> bool:
         """Some folder has the supervisor on (each folder's own switch decides for it)."""
-        return any(s.supervisor.enabled for s in self._by_folder.values()) or bool(
-            self.settings.supervisor.enabled
-        )
+        folders = self._by_folder.values()
+        return self.settings.supervisor.enabled or any(s.supervisor.enabled for s in folders)
 
     async def ready(self) -> None:
         """Return once no settings are being fetched (at most `READY_TIMEOUT_S` later)."""
