@@ -1,4 +1,4 @@
-"""Command line: `todo-ls [serve] | check | supervise | hook | install | --version`."""
+"""Command line: `todo-ls [serve] | check | supervise | hook | install | mcp | --version`."""
 
 from __future__ import annotations
 
@@ -54,12 +54,16 @@ def _parser() -> argparse.ArgumentParser:
     hook = sub.add_parser("hook", help="run as an agent's hook (reads the hook's JSON on stdin)")
     hook.add_argument("--host", choices=HOOK_HOSTS, help="the agent (default: detected)")
 
-    install = sub.add_parser("install", help="write todo-ls's hooks into an agent's settings")
+    install = sub.add_parser("install", help="write todo-ls into an agent's settings")
     install.add_argument("target", choices=host_names(), help="the agent")
     install.add_argument("--scope", choices=["project", "user"], default="project")
     install.add_argument("--directory", help="project folder (default: current directory)")
     install.add_argument("--dry-run", action="store_true", help="show the change, write nothing")
     install.add_argument("--uninstall", action="store_true", help="remove todo-ls's entries")
+
+    mcp = sub.add_parser("mcp", help="run the agent todo tools as an MCP server on stdio")
+    mcp.add_argument("--directory", help="project folder (default: current directory)")
+    mcp.add_argument("--log-level", default="WARNING", help="stderr log level")
     return parser
 
 
@@ -101,6 +105,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
     logging.getLogger("pygls").setLevel(logging.WARNING)
+    if command == "mcp":
+        # The MCP SDK is imported here only: the language server never loads it.
+        from todo_ls.mcp_server import run_mcp
+
+        return run_mcp(args.directory)
     if command == "supervise":
         from todo_ls.headless import run_supervise
 

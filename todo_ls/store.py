@@ -90,6 +90,13 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             nudge_id INTEGER NOT NULL,
             PRIMARY KEY (session_id, opportunity))""",
     ),
+    (
+        # A todo_write is progress: nudges up to `after_nudge` no longer count towards the
+        # no-progress pause (an id, not a time: the writer's clock may not be the nudger's).
+        """CREATE TABLE todo_progress (
+            session_id TEXT PRIMARY KEY,
+            after_nudge INTEGER NOT NULL)""",
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -590,10 +597,11 @@ class Store:
 
         def read(conn: sqlite3.Connection) -> int:
             rows = conn.execute(
-                "SELECT open_hash FROM nudges WHERE session_id = ? AND state = 'sent' AND "
-                "episode = (SELECT COALESCE(MAX(episode), 0) FROM episodes WHERE session_id = ?) "
-                "ORDER BY id DESC",
-                (session_id, session_id),
+                "SELECT open_hash FROM nudges WHERE session_id = :s AND state = 'sent' AND "
+                "episode = (SELECT COALESCE(MAX(episode), 0) FROM episodes WHERE session_id = :s) "
+                "AND id > (SELECT COALESCE(MAX(after_nudge), 0) FROM todo_progress "
+                "WHERE session_id = :s) ORDER BY id DESC",
+                {"s": session_id},
             ).fetchall()
             run = 0
             for (h,) in rows:
@@ -620,6 +628,7 @@ class Store:
             ).fetchall()
             c.executemany("DELETE FROM nudges WHERE session_id = ?", dormant)
             c.executemany("DELETE FROM episodes WHERE session_id = ?", dormant)
+            c.executemany("DELETE FROM todo_progress WHERE session_id = ?", dormant)
             c.executemany("DELETE FROM stop_blocks WHERE session_id = ?", dormant)
             c.execute("DELETE FROM hook_sessions WHERE updated_at < ?", (cutoff,))
             c.execute("DELETE FROM session_todos WHERE at < ?", (cutoff,))
@@ -753,24 +762,47 @@ class Store:
 
     # todo lists for hosts without their own
 
-    def set_session_todos(self, session_id: str, todos: Sequence[Any], now: float) -> None:
-        """Store a session's todo list (JSON-serialisable items)."""
+    def set_session_todos(
+        self, session_id: str, todos: Sequence[Any], now: float, *, progress: bool = False
+    ) -> None:
+        """Store a session's todo list (JSON-serialisable items). With `progress` the write
+        also counts as progress, in the same transaction: the no-progress count starts again
+        (so a `no-progress` pause is lifted) and a stored `no-progress` pause is removed."""
         text = json.dumps(list(todos))
-        self._transaction(
-            lambda c: c.execute(
+
+        def body(c: sqlite3.Connection) -> None:
+            c.execute(
                 "INSERT INTO session_todos (session_id, json, at) VALUES (?, ?, ?) "
                 "ON CONFLICT (session_id) DO UPDATE SET json = excluded.json, at = excluded.at",
                 (session_id, text, now),
             )
-        )
+            if progress:
+                c.execute(
+                    "INSERT INTO todo_progress (session_id, after_nudge) VALUES (:s, "
+                    "(SELECT COALESCE(MAX(id), 0) FROM nudges WHERE session_id = :s)) "
+                    "ON CONFLICT (session_id) DO UPDATE SET after_nudge = excluded.after_nudge",
+                    {"s": session_id},
+                )
+                c.execute(
+                    "DELETE FROM pauses WHERE session_id = ? AND reason = 'no-progress'",
+                    (session_id,),
+                )
+
+        self._transaction(body)
 
     def session_todos(self, session_id: str) -> list[Any] | None:
-        """A session's stored todo list, or None if none was stored."""
-        rows = self._query("SELECT json FROM session_todos WHERE session_id = ?", (session_id,))
-        if not rows:
-            return None
-        value = json.loads(rows[0][0])
-        return value if isinstance(value, list) else None
+        """A session's stored todo list, or None if none was stored (the supervisor reads it
+        at every evaluation: cached until the database changes)."""
+
+        def read(conn: sqlite3.Connection) -> list[Any] | None:
+            row = conn.execute(
+                "SELECT json FROM session_todos WHERE session_id = ?", (session_id,)
+            ).fetchone()
+            value = json.loads(row[0]) if row else None
+            return value if isinstance(value, list) else None
+
+        found = self._cached(("session_todos", session_id), read)
+        return None if found is None else list(found)
 
     def close(self) -> None:
         """Close the connection (the WAL is checkpointed by the last one to close)."""

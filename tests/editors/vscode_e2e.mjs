@@ -5,7 +5,9 @@
 //   WORKSPACE        the folder with PLAN.md    ARTIFACTS       where the screenshots go
 //   CHROMIUM         the Chromium binary
 //   BROKEN_SERVER_COMMAND  JSON array: a server command line that cannot start
-//   SCENARIO         "editing" (default) or "agent" (then PROGRESS: the count PLAN.md starts with)
+//   SCENARIO         "editing" (default), "agent" (then PROGRESS: the count PLAN.md starts with),
+//                    "bundled" (the server the extension set up itself: status, then a quick fix) or
+//                    "no-python" (no Python to set it up with: one message, no restarts)
 // Prints one JSON line per passed step (ms since start) and exits 1 on the first failure.
 import { readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -81,10 +83,30 @@ async function openPlan(line) {
   step("PLAN.md open");
 }
 
-/** The editor features without an agent: status, hints, lens, problems, quick fix, commands. */
-async function editing() {
+/** The status bar shows PLAN.md's counts: the server runs and has read the plan. */
+async function statusBarCounts() {
   const text = await waitFor("the todo-ls status", () => statusBar.innerText(), (t) => /📋 [█░]+ 3\/5 open/.test(t));
   step("status bar", { text: text.match(/📋 [^\n]*open[^\n]*/)[0], screenshot: await shot("1-status-bar") });
+}
+
+/** Ctrl+. on the first item → "Mark done": the line, the count and the heading's hint follow. */
+async function quickFixMarksDone() {
+  await page.locator(".monaco-editor .view-line", { hasText: "write the intro" }).click();
+  await page.keyboard.press("End");
+  await page.keyboard.press("Control+.");
+  const markDone = page.locator(".action-widget .monaco-list-row", { hasText: /Mark done(?! with)/ }).first();
+  await markDone.waitFor({ timeout: TIMEOUT });
+  step("quick fix menu", { screenshot: await shot("3-quick-fix") });
+  await markDone.click();
+  await waitFor("the edited line", () => editorLines.innerText(), (t) => t.includes("- [x] write the intro ✓"));
+  const after = await waitFor("the new count", () => statusBar.innerText(), (t) => /📋 [█░]+ 2\/5 open/.test(t));
+  await waitFor("the heading hint update", () => editorLines.innerText(), (t) => /Plan — café.*3\/5 done/.test(t));
+  step("quick fix applied", { text: after.match(/📋 [^\n]*open[^\n]*/)[0] });
+}
+
+/** The editor features without an agent: status, hints, lens, problems, quick fix, commands. */
+async function editing() {
+  await statusBarCounts();
 
   // Inlay hints: after the heading (all five items) and after the parent item (its two children).
   const lines = await waitFor("inlay hints", () => editorLines.innerText(),
@@ -103,18 +125,7 @@ async function editing() {
     (t) => (t.match(/todo-ls/g) ?? []).length >= 3 && t.includes("write the intro ✓"));
   step("problems", { first: rows.split("\n").find((l) => l.includes("write the intro")), screenshot: await shot("2-problems-and-hints") });
 
-  // Quick fix on the item line: Ctrl+. → "Mark done".
-  await page.locator(".monaco-editor .view-line", { hasText: "write the intro" }).click();
-  await page.keyboard.press("End");
-  await page.keyboard.press("Control+.");
-  const markDone = page.locator(".action-widget .monaco-list-row", { hasText: /Mark done(?! with)/ }).first();
-  await markDone.waitFor({ timeout: TIMEOUT });
-  step("quick fix menu", { screenshot: await shot("3-quick-fix") });
-  await markDone.click();
-  await waitFor("the edited line", () => editorLines.innerText(), (t) => t.includes("- [x] write the intro ✓"));
-  const after = await waitFor("the new count", () => statusBar.innerText(), (t) => /📋 [█░]+ 2\/5 open/.test(t));
-  await waitFor("the heading hint update", () => editorLines.innerText(), (t) => /Plan — café.*3\/5 done/.test(t));
-  step("quick fix applied", { text: after.match(/📋 [^\n]*open[^\n]*/)[0] });
+  await quickFixMarksDone();
 
   // The status bar item's tooltip lists each subscribed file.
   const item = statusBar.locator(".statusbar-item", { hasText: "📋" });
@@ -252,9 +263,30 @@ async function agent() {
   step("code lens paused", { text: lens, screenshot: await shot("10-agent-lens") });
 }
 
+/**
+ * No Python the bundled server fits: the status bar and one error message say so, and nothing
+ * retries. The window is watched for a while (OBSERVE_MS) to catch restarts.
+ */
+async function noPython() {
+  const text = await waitFor("the no-Python status", () => statusBar.innerText(), (t) => t.includes("todo-ls: no Python"), 60_000);
+  const toasts = page.locator(".notification-toast", { hasText: "todo-ls needs Python" });
+  await toasts.first().waitFor({ timeout: TIMEOUT });
+  step("no Python", { text: text.split("\n").find((l) => l.includes("no Python")), message: plain(await toasts.first().innerText()), screenshot: await shot("11-no-python") });
+  await page.waitForTimeout(Number(env("OBSERVE_MS")));
+  const after = plain(await statusBar.innerText());
+  step("still no Python", { statusBar: after.includes("todo-ls: no Python"), toasts: await toasts.count() });
+}
+
 let failed = false;
 try {
-  if (scenario === "agent") {
+  if (scenario === "bundled") {
+    await openPlan("write the intro");
+    await statusBarCounts();
+    await quickFixMarksDone();
+  } else if (scenario === "no-python") {
+    await openPlan("write the intro");
+    await noPython();
+  } else if (scenario === "agent") {
     await openPlan(PLAN.split("\n")[0]);
     await agent();
   } else {

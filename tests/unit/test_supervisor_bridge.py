@@ -351,3 +351,27 @@ def test_a_bad_value_from_the_project_file_is_named_with_the_file(
     )
     (from_flag,) = [line for line in lines if "stallMinutes" in line]
     assert str(project) not in from_flag  # --settings set that one
+
+
+async def test_headless_without_opencode_says_what_to_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Real discovery: this machine's processes are listed, and none serves this new folder.
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xdg-state"))  # no 2.x registration
+    project = tmp_path / "project"
+    project.mkdir()
+    out = io.StringIO()
+    stop = asyncio.Event()
+    store = Store(tmp_path / "state.db")
+    task = asyncio.ensure_future(
+        supervise(SupervisorSettings(), project, out, clock=FakeClock(), store=store, stop=stop)
+    )
+    for _ in range(400):
+        if "not connected" in out.getvalue():
+            break
+        await asyncio.sleep(0.05)
+    stop.set()
+    assert await task == 0
+    [line] = [x for x in out.getvalue().splitlines() if x.startswith("not connected")]
+    assert "`opencode --port 4096`" in line
+    assert "`opencode serve`" in line and "opencode attach" in line

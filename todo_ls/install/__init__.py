@@ -2,7 +2,7 @@
 
 A small registry: each agent's module has `install(options) -> exit code`. The hook hosts
 (Claude Code, Codex CLI, Gemini CLI) share `hook_settings`, which merges hook entries into a
-JSON settings file and takes them out again.
+JSON settings file and takes them out again; OpenCode's (`opencode`) edits opencode.json.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ HOSTS: dict[str, str] = {
     "claude-code": "todo_ls.install.claude_code",
     "codex": "todo_ls.install.codex",
     "gemini-cli": "todo_ls.install.gemini_cli",
+    "opencode": "todo_ls.install.opencode",
 }
 
 

@@ -14,11 +14,13 @@ import contextlib
 import logging
 import os
 import socket
+import sqlite3
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from todo_ls.agent_todos import Todo, merged_with_host, stored_todos
 from todo_ls.checklist import file_items
 from todo_ls.checklist.model import FileItem
 from todo_ls.config import SupervisorSettings
@@ -357,7 +359,15 @@ class Runtime:
         session = self.tracker.sessions[session_id]
         folder = innermost_folder(session.directory, self._workspace.folders())
         files = self._workspace.file_items(folder) if folder else []
-        return open_set(session.todos, files)
+        return open_set(merged_with_host(session.todos, self._stored_todos(session_id)), files)
+
+    def _stored_todos(self, session_id: str) -> tuple[Todo, ...]:
+        """The list the agent keeps with todo-ls's MCP tools (shared store, any process)."""
+        try:
+            return stored_todos(self._store.session_todos(session_id))
+        except (sqlite3.Error, ValueError) as err:
+            log.warning("supervisor: cannot read the todo list of %s: %s", session_id, err)
+            return ()
 
     def _history(self, session_id: str, open_hash: str) -> NudgeHistory:
         return read_history(self._store, session_id, open_hash)
