@@ -107,6 +107,12 @@ class Configuration:
         folders = self._by_folder.values()
         return self.settings.supervisor.enabled or any(s.supervisor.enabled for s in folders)
 
+    def project_file_paths(self) -> list[Path]:
+        """Where each folder's project file is or would be (for the file watchers)."""
+        from todo_ls.project_file import FILE_NAMES
+
+        return [f.path / name for f in self._ls.workspace_index.folders for name in FILE_NAMES]
+
     async def ready(self) -> None:
         """Return once no settings are being fetched (at most `READY_TIMEOUT_S` later)."""
         if self._idle.is_set():
