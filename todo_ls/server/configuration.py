@@ -120,7 +120,10 @@ class Configuration:
         try:
             await asyncio.wait_for(self._idle.wait(), READY_TIMEOUT_S)
         except asyncio.TimeoutError:
+            # Stop waiting for that answer altogether: no later request waits for it again.
             log.warning("settings: no answer to workspace/configuration; going on without")
+            self._pending, self._expecting = 0, False
+            self._idle.set()
 
     # --- the steps -----------------------------------------------------------------------
 
