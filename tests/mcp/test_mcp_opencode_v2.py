@@ -18,7 +18,7 @@ from todo_ls.checklist.model import FileItem
 from todo_ls.config import SupervisorSettings
 from todo_ls.hosts.base import Host
 from todo_ls.hosts.http import Backoff, HostHttp
-from todo_ls.hosts.opencode_v2 import OpenCodeV2Host
+from todo_ls.hosts.opencode_v2.adapter import OpenCodeV2Host
 from todo_ls.store import Store
 from todo_ls.supervisor.clock import FakeClock
 from todo_ls.supervisor.runtime import Runtime
@@ -90,7 +90,7 @@ async def test_the_mcp_list_drives_the_nudges_on_2x(project: Path, state: Path) 
             await fake.run_turn(SID)
             await until(lambda: runtime.session_statuses()[0]["state"] == "done", 10, "done")
             clock.advance(120)
-            await runtime.settled()
+            await runtime.drain()
             assert len(sent()) == 1
     finally:
         await runtime.stop()
