@@ -196,7 +196,8 @@ def headless_settings(text: str | None, url: str | None, folder: Path) -> Settin
     project = project_file.read(folder)
     if project.error:
         sys.stderr.write(f"todo-ls supervise: {project.error}\n")
-    loaded = load_settings(project_file.layered(project.settings, raw))
+    merged = project_file.layered(project.settings, raw)
+    loaded = load_settings(merged, project_file.origin(project, raw))
     for warning in loaded.warnings:
         sys.stderr.write(f"todo-ls supervise: {warning}\n")
     settings = loaded.settings

@@ -16,7 +16,7 @@ pydantic, the hook without it, to start fast). Kept free of pydantic, pygls and 
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -69,6 +69,32 @@ def read(folder: Path) -> ProjectFile:
     if set(data) == {"todoLs"} and isinstance(data["todoLs"], dict):
         data = data["todoLs"]
     return ProjectFile(settings=data, path=path)
+
+
+def _holds(raw: object, path: tuple[str, ...]) -> bool:
+    """`raw` has a value at the key path `path`."""
+    node = raw
+    for key in path:
+        if not isinstance(node, Mapping) or key not in node:
+            return False
+        node = node[key]
+    return True
+
+
+def origin(
+    project: ProjectFile, override: object
+) -> Callable[[tuple[str, ...]], str | None] | None:
+    """For `config.load_settings(layered(project.settings, override), origin)`: names the
+    project file as the source of a key path `override` does not set, so a bad value there
+    is reported with the file. None when there is no file."""
+    if project.path is None:
+        return None
+    name = str(project.path)
+
+    def source(path: tuple[str, ...]) -> str | None:
+        return None if _holds(override, path) else name
+
+    return source
 
 
 def layered(base: Mapping[str, Any], override: object) -> dict[str, Any]:

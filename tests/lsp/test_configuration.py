@@ -115,3 +115,22 @@ async def test_a_broken_project_file_is_one_warning_and_the_editor_settings_stil
     assert len(await editor.pull(editor.open("PLAN.md"))) == 4
     (warning,) = warnings(editor)
     assert str(project) in warning and "not valid TOML" in warning
+
+
+async def test_an_edited_project_file_applies_without_an_editor_settings_change(
+    start: Start, root: Path
+) -> None:
+    editor = await start(root, None)
+    uri = editor.open("PLAN.md")
+    assert await editor.pull(uri) == []  # nothing subscribed yet
+    project = root / "todo-ls.toml"
+    project.write_text('markdownFiles = ["PLAN.md"]\n', encoding="utf-8")
+    if editor.caps == "vscode":  # its file watcher reports it; Neovim's caps: the server polls
+        editor.client.workspace_did_change_watched_files(
+            types.DidChangeWatchedFilesParams(
+                changes=[types.FileEvent(uri=project.as_uri(), type=types.FileChangeType.Created)]
+            )
+        )
+    status = await editor.wait_status(lambda s: s.total == 7)
+    assert [Path(f.uri).name for f in status.files] == ["PLAN.md"]
+    assert len(await editor.pull(uri)) == 4

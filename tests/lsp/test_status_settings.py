@@ -158,10 +158,15 @@ async def test_watchers_follow_the_subscriptions(editor: Editor, root: Path) -> 
     if editor.caps != "vscode":
         assert watched_patterns(editor) == []  # Neovim 0.11 on Linux: the server polls
         return
-    assert await registered_watchers(editor) == [(root / "PLAN.md").as_posix()]
+    # The project files are watched too: editing one changes the settings.
+    project_files = [(root / ".todo-ls.toml").as_posix(), (root / "todo-ls.toml").as_posix()]
+    watched = await registered_watchers(editor, 3)
+    assert watched == sorted([(root / "PLAN.md").as_posix(), *project_files])
     await editor.command("todoLs.subscribe", {"uri": "NEW.md"})
-    patterns = await registered_watchers(editor, 2)
-    assert patterns == [(root / "NEW.md").as_posix(), (root / "PLAN.md").as_posix()]
+    patterns = await registered_watchers(editor, 4)
+    assert patterns == sorted(
+        [(root / "NEW.md").as_posix(), (root / "PLAN.md").as_posix(), *project_files]
+    )
 
 
 DESIGN_EXAMPLE = "# Plan\n\n" + "- [ ] open\n" * 8 + "- [x] done\n" * 8 + "- [~] dropped\n"

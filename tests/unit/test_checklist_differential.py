@@ -22,6 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from todo_ls.checklist import Heading, StateRegistry, parse
+from todo_ls.checklist.lines import split_lines
 from todo_ls.checklist.reference import reference_parse
 from todo_ls.checklist.scan import scan_only
 
@@ -323,7 +324,7 @@ def _needs_reference(text: str) -> bool:
     tab after the second `>` of a line."""
     return "]:" in text or any(
         "\t" in line[line.find(">", line.find(">") + 1) :]
-        for line in re.split(r"\r\n|\r|\n", text)
+        for line in split_lines(text)
         if line.count(">") >= 2
     )
 

@@ -337,6 +337,22 @@ def test_headless_exits_cleanly_on_signals(tmp_path: Path, signum: int) -> None:
                 stream.close()
 
 
+def test_a_bad_value_from_the_project_file_is_named_with_the_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project = tmp_path / "todo-ls.toml"
+    project.write_text("[supervisor]\nsettleMs = -1\nstallMinutes = 0\n", encoding="utf-8")
+    loaded = headless_settings('{"supervisor": {"stallMinutes": 0}}', None, tmp_path)
+    assert isinstance(loaded, Settings) and loaded.supervisor.settle_ms == 5000
+    lines = capsys.readouterr().err.splitlines()
+    (from_file,) = [line for line in lines if "settleMs" in line]
+    assert from_file.startswith(
+        f"todo-ls supervise: Invalid setting todoLs.supervisor.settleMs in {project}:"
+    )
+    (from_flag,) = [line for line in lines if "stallMinutes" in line]
+    assert str(project) not in from_flag  # --settings set that one
+
+
 async def test_headless_without_opencode_says_what_to_run(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

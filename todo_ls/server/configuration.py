@@ -61,16 +61,6 @@ def section_of(raw: object) -> object:
     return raw
 
 
-def _holds(raw: object, path: tuple[str, ...]) -> bool:
-    """`raw` has a value at the key path `path`."""
-    node = raw
-    for key in path:
-        if not isinstance(node, Mapping) or key not in node:
-            return False
-        node = node[key]
-    return True
-
-
 class Configuration:
     """The settings of every workspace folder, from every source (see the module docstring)."""
 
@@ -88,10 +78,6 @@ class Configuration:
         self._idle.set()
 
     # --- results -------------------------------------------------------------------------
-
-    @property
-    def loaded(self) -> bool:
-        return self._first is not None
 
     @property
     def settings(self) -> Settings:
@@ -118,9 +104,14 @@ class Configuration:
     @property
     def supervisor_enabled(self) -> bool:
         """Some folder has the supervisor on (each folder's own switch decides for it)."""
-        return any(s.supervisor.enabled for s in self._by_folder.values()) or bool(
-            self.settings.supervisor.enabled
-        )
+        folders = self._by_folder.values()
+        return self.settings.supervisor.enabled or any(s.supervisor.enabled for s in folders)
+
+    def project_file_paths(self) -> list[Path]:
+        """Where each folder's project file is or would be (for the file watchers)."""
+        from todo_ls.project_file import FILE_NAMES
+
+        return [f.path / name for f in self._ls.workspace_index.folders for name in FILE_NAMES]
 
     async def ready(self) -> None:
         """Return once no settings are being fetched (at most `READY_TIMEOUT_S` later)."""
@@ -129,7 +120,10 @@ class Configuration:
         try:
             await asyncio.wait_for(self._idle.wait(), READY_TIMEOUT_S)
         except asyncio.TimeoutError:
+            # Stop waiting for that answer altogether: no later request waits for it again.
             log.warning("settings: no answer to workspace/configuration; going on without")
+            self._pending, self._expecting = 0, False
+            self._idle.set()
 
     # --- the steps -----------------------------------------------------------------------
 
@@ -243,13 +237,9 @@ class Configuration:
                 [*load_settings(editor).warnings, *from_file.warnings],
                 from_file.unknown_keys,
             )
-        file_name = str(project.path) if project is not None and project.path else None
-
-        def origin(path: tuple[str, ...]) -> str | None:
-            return None if _holds(editor, path) else file_name
-
         merged = project_file.layered(base, editor)
-        return load_settings(merged, origin if file_name else None)
+        source = project_file.origin(project, editor) if project is not None else None
+        return load_settings(merged, source)
 
     def _apply(self, resolved: Mapping[str, LoadedSettings], *, notify: bool) -> None:
         """The one place settings become current: the workspace index, the store's place,

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
+from pathlib import Path
 
 from lsprotocol import types
 
@@ -22,6 +23,15 @@ from todo_ls.workspace import uri_to_path
 log = logging.getLogger(__name__)
 
 POLL_SECONDS = 2.0
+
+
+def _stamp(path: Path) -> tuple[int, int] | None:
+    """Size and mtime of `path`, None when it does not exist (or cannot be read)."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_size, st.st_mtime_ns
 
 
 class FileWatch:
@@ -38,12 +48,14 @@ class FileWatch:
         return self._ls.supports("workspace.did_change_watched_files.dynamic_registration")
 
     def patterns(self) -> list[str]:
-        """Absolute globs for every folder's `markdownFiles` plus every subscribed file."""
+        """Absolute globs for every folder's `markdownFiles` plus every subscribed file and
+        the folders' project files."""
         ls = self._ls
         found: set[str] = set()
         for folder in ls.workspace_index.folders:
             found |= {(folder.path / p).as_posix() for p in ls.workspace_index.patterns(folder)}
         found |= {path.as_posix() for _, path in ls.workspace_index.all_subscribed()}
+        found |= {path.as_posix() for path in ls.configuration.project_file_paths()}
         return sorted(found)
 
     async def update(self) -> None:
@@ -91,6 +103,7 @@ class FileWatch:
         ls = self._ls
         index = ls.workspace_index
         last: object = None
+        last_projects: object = None
         while True:
             index.invalidate_globs()
             stamps = [(p, index.state(p).stamp) for _, p in index.all_subscribed()]
@@ -99,6 +112,10 @@ class FileWatch:
             if stamps != last:
                 ls.files_changed()
             last = stamps
+            projects = [(p, _stamp(p)) for p in ls.configuration.project_file_paths()]
+            if last_projects is not None and projects != last_projects:
+                ls.spawn(ls.configuration.refresh(), "settings after a project file change")
+            last_projects = projects
             await asyncio.sleep(POLL_SECONDS)
 
     def stop(self) -> None:
@@ -140,9 +157,14 @@ def register(server: TodoLanguageServer, diagnostics: Diagnostics, watch: FileWa
     ) -> None:
         index = ls.workspace_index
         relevant = False
+        projects = set(ls.configuration.project_file_paths())
+        project_changed = False
         for change in params.changes:
             path = uri_to_path(change.uri)
             if path is None:
+                continue
+            if path in projects:
+                project_changed = True
                 continue
             index.forget(path)
             if change.type != types.FileChangeType.Changed:
@@ -150,6 +172,8 @@ def register(server: TodoLanguageServer, diagnostics: Diagnostics, watch: FileWa
             relevant = relevant or index.is_subscribed(path)
         if relevant:
             ls.files_changed()
+        if project_changed:
+            ls.spawn(ls.configuration.refresh(), "settings after a project file change")
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
     def did_change_folders(
