@@ -601,12 +601,38 @@ class Store:
         )
 
     def session_todos(self, session_id: str) -> list[Any] | None:
-        """A session's stored todo list, or None if none was stored."""
-        rows = self._query("SELECT json FROM session_todos WHERE session_id = ?", (session_id,))
-        if not rows:
+        """A session's stored todo list, or None if none was stored (cached until the store
+        changes: the status reads it for every session each time it is rebuilt)."""
+
+        def read(conn: sqlite3.Connection) -> list[Any] | None:
+            return _todo_list(conn, session_id)
+
+        return self._cached(("session_todos", session_id), read)
+
+    def set_session_todo_status(
+        self, session_id: str, position: int, content: str | None, status: str, now: float
+    ) -> str | None:
+        """Set the status of item `position` of a session's stored list, read and written in
+        one transaction. Returns None when done, else why not: no list, no such item, or (with
+        `content`) the item there no longer says `content` because the list was rewritten."""
+
+        def body(c: sqlite3.Connection) -> str | None:
+            todos = _todo_list(c, session_id)
+            if todos is None:
+                return f"session {session_id} has no todo list in the store"
+            if not 0 <= position < len(todos) or not isinstance(todos[position], dict):
+                return f"session {session_id} has no item {position}"
+            item = todos[position]
+            if content is not None and item.get("content") != content:
+                return f"item {position} of session {session_id} changed; list the items again"
+            todos[position] = {**item, "status": status}
+            c.execute(
+                "UPDATE session_todos SET json = ?, at = ? WHERE session_id = ?",
+                (json.dumps(todos), now, session_id),
+            )
             return None
-        value = json.loads(rows[0][0])
-        return value if isinstance(value, list) else None
+
+        return self._transaction(body)
 
     def close(self) -> None:
         """Close the connection (the WAL is checkpointed by the last one to close)."""
@@ -617,6 +643,16 @@ class Store:
 _RECORD_COLUMNS = (
     "session_id, open_hash, COALESCE(settled_at, claimed_at), owner, kind, state, number"
 )
+
+
+def _todo_list(conn: sqlite3.Connection, session_id: str) -> list[Any] | None:
+    row = conn.execute(
+        "SELECT json FROM session_todos WHERE session_id = ?", (session_id,)
+    ).fetchone()
+    if row is None:
+        return None
+    value = json.loads(row[0])
+    return value if isinstance(value, list) else None
 
 
 def _episode(conn: sqlite3.Connection, session_id: str) -> int:

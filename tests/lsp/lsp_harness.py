@@ -273,8 +273,10 @@ async def start_editor(
     settings: dict[str, Any] | None,
     state_dir: Path,
     init_options: Any = None,
+    more_folders: tuple[Path, ...] = (),
 ) -> Editor:
-    """Start todo-ls, connect a test editor and run initialize/initialized."""
+    """Start todo-ls, connect a test editor and run initialize/initialized (`root` is the
+    first workspace folder, `more_folders` the others)."""
     # XDG_STATE_HOME too: the supervisor's 2.x discovery must never find a real OpenCode
     # registration file of the machine running the tests.
     env = {
@@ -330,7 +332,10 @@ async def start_editor(
             types.InitializeParams(
                 capabilities=CAPABILITIES[caps](),
                 root_uri=root.as_uri(),
-                workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name=root.name)],
+                workspace_folders=[
+                    types.WorkspaceFolder(uri=folder.as_uri(), name=folder.name)
+                    for folder in (root, *more_folders)
+                ],
                 initialization_options=init_options,
             )
         ),

@@ -137,36 +137,77 @@ class Supervision:
 
     # --- status -----------------------------------------------------------------------------
 
-    def status(self) -> dict[str, Any]:
-        """The `supervisor` part of `todoLs/status` (camelCase wire shape)."""
+    def status(self, folder: str | None = None) -> dict[str, Any]:
+        """The `supervisor` part of `todoLs/status` (camelCase wire shape), with the sessions
+        of one workspace folder (its `key`) or, without one, of every folder."""
         if self._runtime is None:
             return {
                 "enabled": bool(self._ls.settings.supervisor.enabled),
                 "host": None,
                 "sessions": [],
             }
-        return self._runtime.status()
+        return self._runtime.status(folder)
 
-    def state_word(self) -> str | None:
+    def state_word(self, folder: str | None = None) -> str | None:
         """One word for the status text (`working`, `idle`, …) or None."""
-        return None if self._runtime is None else self._runtime.state_word()
+        return None if self._runtime is None else self._runtime.state_word(folder)
+
+    def session_items(self, folder: str | None = None) -> list[dict[str, Any]]:
+        """The items of the listed sessions' own todo lists, for `todoLs.list`."""
+        return [] if self._runtime is None else self._runtime.session_list_items(folder)
 
     # --- commands ---------------------------------------------------------------------------
 
-    async def nudge(self, session_id: str | None) -> dict[str, Any]:
+    async def nudge(self, session_id: str | None, folder: str | None = None) -> dict[str, Any]:
         if self._runtime is None:
             return {"sent": [], "skipped": [{"sessionID": session_id, "reason": NOT_RUNNING}]}
-        return await self._runtime.nudge(session_id)
+        return await self._runtime.nudge(session_id, folder)
 
-    async def pause(self, session_id: str | None) -> dict[str, Any]:
+    async def pause(self, session_id: str | None, folder: str | None = None) -> dict[str, Any]:
         if self._runtime is None:
             return {"sessions": [], "reason": NOT_RUNNING}
-        return self._runtime.pause(session_id)
+        return self._runtime.pause(session_id, folder)
 
-    async def resume(self, session_id: str | None) -> dict[str, Any]:
+    async def resume(self, session_id: str | None, folder: str | None = None) -> dict[str, Any]:
         if self._runtime is None:
             return {"sessions": [], "reason": NOT_RUNNING}
-        return self._runtime.resume(session_id)
+        return self._runtime.resume(session_id, folder)
+
+    def toggle_todo(self, session_id: str, index: int, content: str | None) -> dict[str, Any]:
+        """`todoLs.toggle {sessionID, index}`: flip an item of the session's own list between
+        completed and pending in the store. Items of the host's own list (OpenCode 1.x
+        `todowrite`) are refused: OpenCode has no route to write them, and a store copy would
+        disagree with the list the agent sees."""
+        from todo_ls.supervisor.session_todos import combined, toggled_status
+
+        runtime = self._runtime
+        store = self._ls.store if runtime is None else runtime.store
+        if store is None:
+            return {"applied": False, "state": None, "reason": "the state store is unavailable"}
+        if runtime is not None:
+            listed = runtime.session_todos(session_id)
+        else:
+            listed = combined((), store.session_todos(session_id))
+        if not 0 <= index < len(listed):
+            reason = f"session {session_id} has no todo item {index}"
+            return {"applied": False, "state": None, "reason": reason}
+        item = listed[index]
+        if item.source == "host":
+            reason = (
+                "this item is in the agent host's own todo list, which only the agent can "
+                "change; ask the agent to update it"
+            )
+            return {"applied": False, "state": item.todo.status, "reason": reason}
+        target = toggled_status(item.todo.status)
+        why = store.set_session_todo_status(
+            session_id, item.position, content, target, self._clock.now()
+        )
+        if why is not None:
+            return {"applied": False, "state": item.todo.status, "reason": why}
+        if runtime is not None and session_id in runtime.tracker.sessions:
+            runtime.evaluate(session_id)
+        self._changed()
+        return {"applied": True, "state": target}
 
     # --- helpers ----------------------------------------------------------------------------
 

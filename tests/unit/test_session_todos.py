@@ -1,0 +1,46 @@
+"""The session todo list as the editor sees it (todo_ls.supervisor.session_todos)."""
+
+from __future__ import annotations
+
+from todo_ls.supervisor.events import SessionTodo
+from todo_ls.supervisor.session_todos import (
+    combined,
+    session_items,
+    todo_summary,
+    toggled_status,
+)
+
+
+def test_store_entries_keep_their_place_and_bad_ones_are_skipped() -> None:
+    stored = [
+        {"content": "a", "status": "canceled"},
+        {"content": "  ", "status": "pending"},
+        {"content": "b", "status": "nonsense"},
+        {"content": "c", "priority": 3},
+    ]
+    listed = combined([SessionTodo("host item", "cancelled")], stored)
+    assert [(i.source, i.position, i.todo.content, i.todo.status) for i in listed] == [
+        ("host", 0, "host item", "cancelled"),
+        ("store", 0, "a", "cancelled"),
+        ("store", 3, "c", "pending"),  # no status: pending; a priority that is no text: none
+    ]
+    assert listed[2].todo.priority is None
+    assert [item["index"] for item in session_items("ses_1", listed)] == [0, 1, 2]
+
+
+def test_summary_counts_pending_and_in_progress_as_open() -> None:
+    todos = [
+        SessionTodo("a", "pending"),
+        SessionTodo("b", "in_progress"),
+        SessionTodo("c", "completed"),
+        SessionTodo("d", "cancelled"),
+    ]
+    assert todo_summary(combined(todos, None)) == {"open": 2, "total": 4}
+    assert todo_summary(combined((), [])) is None  # no list of its own: no `todos`
+
+
+def test_toggle_flips_completed_and_everything_else() -> None:
+    assert toggled_status("completed") == "pending"
+    assert toggled_status("pending") == "completed"
+    assert toggled_status("in_progress") == "completed"
+    assert toggled_status("cancelled") == "completed"

@@ -1,0 +1,93 @@
+"""A session's own todo list as the editor sees it: the `todos` summary of a status entry, the
+session items of `todoLs.list`, and what toggling one of them does.
+
+A session can hold two lists: the one its host keeps (OpenCode 1.x `todowrite`, read from
+OpenCode) and the one in todo-ls's shared store (the `todo_*` MCP tools, the hook hosts' lists).
+The editor shows them as one list, the host's first; an item's `index` is its place in that
+combined list. Only store items can be changed from the editor: OpenCode 1.x offers no route to
+write a session's list, and a copy kept beside it would disagree with what the agent sees.
+
+Pure: no store, no host. Every session source (the supervisor runtime, the hook hosts) builds
+its status entry's `todos` with `todo_summary` and its list items with `session_items`.
+See docs/status-and-commands.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, cast
+
+from todo_ls.supervisor.events import SessionTodo, TodoStatus
+
+Source = Literal["host", "store"]
+
+OPEN_STATUSES = frozenset({"pending", "in_progress"})
+# The store's lists spell it as the MCP tools do; OpenCode 1.x writes "cancelled".
+_STATUSES = {
+    "pending": "pending",
+    "in_progress": "in_progress",
+    "completed": "completed",
+    "cancelled": "cancelled",
+    "canceled": "cancelled",
+}
+
+
+@dataclass(frozen=True)
+class ListedTodo:
+    """One item of a session's combined list and where it lives."""
+
+    todo: SessionTodo
+    source: Source
+    position: int  # index in its own source's list
+
+
+def _stored_todo(entry: Any) -> SessionTodo | None:
+    if not isinstance(entry, Mapping):
+        return None
+    content, status = entry.get("content"), _STATUSES.get(str(entry.get("status", "pending")))
+    if not isinstance(content, str) or not content.strip() or status is None:
+        return None
+    priority = entry.get("priority")
+    return SessionTodo(
+        content, cast(TodoStatus, status), priority if isinstance(priority, str) else None
+    )
+
+
+def combined(host: Iterable[SessionTodo], stored: Sequence[Any] | None) -> tuple[ListedTodo, ...]:
+    """The list the editor shows: the host's items, then the store's (its raw JSON list;
+    entries without text or a known status are skipped but keep their place for writes)."""
+    listed = [ListedTodo(todo, "host", i) for i, todo in enumerate(host)]
+    for i, entry in enumerate(stored or ()):
+        todo = _stored_todo(entry)
+        if todo is not None:
+            listed.append(ListedTodo(todo, "store", i))
+    return tuple(listed)
+
+
+def todo_summary(listed: Iterable[ListedTodo]) -> dict[str, int] | None:
+    """`{open, total}` for a status entry; None when the session has no items of its own."""
+    statuses = [item.todo.status for item in listed]
+    if not statuses:
+        return None
+    return {"open": sum(s in OPEN_STATUSES for s in statuses), "total": len(statuses)}
+
+
+def session_items(session_id: str, listed: Iterable[ListedTodo]) -> list[dict[str, Any]]:
+    """The `todoLs.list` entries of one session: every item, closed ones too (so a completed
+    item can be reopened), each with its index in the combined list."""
+    return [
+        {
+            "sessionID": session_id,
+            "index": index,
+            "content": item.todo.content,
+            "status": item.todo.status,
+            "priority": item.todo.priority,
+        }
+        for index, item in enumerate(listed)
+    ]
+
+
+def toggled_status(status: str) -> TodoStatus:
+    """Completed → pending, anything else → completed (as a file item: done ↔ open)."""
+    return "pending" if status == "completed" else "completed"
