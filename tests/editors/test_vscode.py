@@ -26,12 +26,16 @@ import time
 import urllib.request
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from fake_agents import PASSWORD_ENV, busy_sessions
 from fake_model import FakeModel, bash, stall, text
 from scenarios import OpencodeServer
 from test_editor_agent import FIRST_OPEN_LINE, model, nudges_received, opencode, state_words
+
+from todo_ls.store import Store
 
 pytestmark = pytest.mark.editor
 
@@ -139,12 +143,17 @@ def _profile(
             "todoLs.supervisor.toasts": False,
         }
     _write_json(workspace / ".vscode" / "settings.json", {"todoLs.markdownFiles": ["PLAN.md"]})
+    return workspace, _user_settings(tmp, {"todoLs.server.command": server_command, **supervisor})
+
+
+def _user_settings(tmp: Path, todo_ls: dict[str, object]) -> list[str]:
+    """A fresh VS Code profile in `tmp` with the `todo_ls` settings; returns code-server's base
+    arguments (config, profile and extension folders)."""
     user_data = tmp / "user-data"
     _write_json(
         user_data / "User" / "settings.json",
         {
-            "todoLs.server.command": server_command,
-            **supervisor,
+            **todo_ls,
             "workbench.startupEditor": "none",
             # Tooltips after 0.2 s instead of 1.5 s: the tests read them, some more than once.
             "workbench.hover.delay": 200,
@@ -167,7 +176,7 @@ def _profile(
         "--extensions-dir",
         str(tmp / "extensions"),
     ]
-    return workspace, base
+    return base
 
 
 @contextmanager
@@ -225,38 +234,54 @@ def _code_server(
 Step = dict[str, object]
 
 
+@dataclass
+class Prepared:
+    """A profile made by the test itself: what code-server opens (a folder or a
+    `.code-workspace` file), its base arguments, extra environment for code-server (and the
+    language server) and for the driver (its scenario and inputs)."""
+
+    opens: Path
+    base: list[str]
+    server_env: dict[str, str]
+    driver_env: dict[str, str]
+
+
 def _drive(
     tmp: Path,
     server_command: list[str],
     opencode: OpencodeServer | None = None,
     on_step: Callable[[Step], None] = lambda step: None,
+    prepared: Prepared | None = None,
 ) -> list[Step]:
     """Runs vscode_e2e.mjs against a fresh code-server; returns its steps, fails with its story.
 
     With `opencode` the driver runs its "agent" scenario against that server; `on_step` sees
-    each step as the driver reports it, so the test can act on the agent side meanwhile."""
+    each step as the driver reports it, so the test can act on the agent side meanwhile. With
+    `prepared`, the profile and the scenario are the test's own."""
     _installed()
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     (ARTIFACTS / "failure.png").unlink(missing_ok=True)
-    workspace, base = _profile(tmp, server_command, opencode)
-    password = (
-        {}
-        if opencode is None or opencode.password is None
-        else {"OPENCODE_SERVER_PASSWORD": opencode.password}
-    )
+    if prepared is None:
+        workspace, base = _profile(tmp, server_command, opencode)
+        password = (
+            {}
+            if opencode is None or opencode.password is None
+            else {"OPENCODE_SERVER_PASSWORD": opencode.password}
+        )
+        prepared = Prepared(workspace, base, password, {"WORKSPACE": str(workspace)})
+        if opencode is not None:
+            prepared.driver_env |= {"SCENARIO": "agent", "PROGRESS": AGENT_PROGRESS}
     steps: list[Step] = []
-    with _code_server(tmp, base, workspace, password) as url:
+    with _code_server(tmp, prepared.base, prepared.opens, prepared.server_env) as url:
         env = {
             **os.environ,
+            **prepared.driver_env,
             "CODE_SERVER_URL": url,
-            "WORKSPACE": str(workspace),
             "ARTIFACTS": str(ARTIFACTS),
             "PLAYWRIGHT_DIR": str(PLAYWRIGHT),
             "CHROMIUM": str(shutil.which("chromium")),
             "BROKEN_SERVER_COMMAND": json.dumps(BROKEN_SERVER),
         }
-        if opencode is not None:
-            env |= {"SCENARIO": "agent", "PROGRESS": AGENT_PROGRESS}
         stdout: list[str] = []
         with (tmp / "driver.err").open("w+") as stderr:
             driver = subprocess.Popen(
@@ -411,3 +436,68 @@ def test_status_bar_follows_a_real_opencode_agent_and_pause(
 
     if os.environ.get("TODO_LS_UPDATE_DOCS") == "1":
         shutil.copyfile(ARTIFACTS / "8-agent-working.png", DOCS_PNG)
+
+
+TASKS = "# Tasks\n\n- [ ] only item here\n- [x] done one\n"
+SESSION = "ses_second"
+
+
+def test_multi_root_status_per_folder_and_an_agent_todo_list_in_real_vscode(
+    tmp_path: Path,
+) -> None:
+    """Two folders in one window: the status bar follows the active editor's folder; an agent
+    session (fake 2.x host) in the second folder keeps its own list in the store, which the
+    tooltip counts and the quick pick toggles."""
+    project, second = tmp_path / "project", tmp_path / "second"
+    project.mkdir()
+    second.mkdir()
+    (project / "PLAN.md").write_text(PLAN, encoding="utf-8")
+    (second / "TASKS.md").write_text(TASKS, encoding="utf-8")
+    opens = tmp_path / "two.code-workspace"
+    _write_json(opens, {"folders": [{"path": "project"}, {"path": "second"}]})
+    todos = [
+        {"content": "Write the parser", "status": "completed"},
+        {"content": "Update the docs", "status": "pending"},
+    ]
+    state_dir = tmp_path / "todo-ls-state"  # _env's TODO_LS_STATE_DIR
+    with busy_sessions(state_dir, {SESSION: second}, {SESSION: todos}) as fake:
+        settings: dict[str, object] = {
+            "todoLs.server.command": [sys.executable, "-m", "todo_ls"],
+            "todoLs.markdownFiles": ["PLAN.md", "TASKS.md"],
+            "todoLs.supervisor.url": fake.url,
+            "todoLs.supervisor.toasts": False,
+        }
+        prepared = Prepared(
+            opens,
+            _user_settings(tmp_path, settings),
+            {PASSWORD_ENV: fake.password},
+            {"SCENARIO": "folders", "WORKSPACE": str(project), "SESSION": SESSION},
+        )
+        run = _drive(tmp_path, [], prepared=prepared)
+    steps = {str(step["step"]): step for step in run}
+    assert list(steps) == [
+        "workbench loaded",
+        "TASKS.md open",
+        "second folder status",
+        "tooltip shows the session's todos",
+        "quick pick lists the session items",
+        "session item toggled",
+        "PLAN.md open",
+        "first folder status",
+    ]
+    assert steps["second folder status"]["text"] == "📋 ████░░░░ 1/2 open · working"
+    tooltip = steps["tooltip shows the session's todos"]["tooltip"]
+    assert isinstance(tooltip, list)
+    assert "Folder second:" in tooltip and "TASKS.md 1/2 open" in tooltip, tooltip
+    assert any(line.startswith("Folder project: 📋") for line in tooltip), tooltip
+    rows = steps["quick pick lists the session items"]["rows"]
+    assert isinstance(rows, list)
+    assert any("only item here" in row and "second/TASKS.md:3" in row for row in rows), rows
+    assert any("[ ] Update the docs" in row and f"{SESSION} #2" in row for row in rows), rows
+    assert "Update the docs" in str(steps["session item toggled"]["message"])
+    assert steps["first folder status"]["text"] == "📋 ███░░░░░ 3/5 open"
+    store = Store.open(state_dir)
+    try:
+        assert store.session_todos(SESSION) == [todos[0], {**todos[1], "status": "completed"}]
+    finally:
+        store.close()

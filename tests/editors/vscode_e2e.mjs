@@ -5,7 +5,9 @@
 //   WORKSPACE        the folder with PLAN.md    ARTIFACTS       where the screenshots go
 //   CHROMIUM         the Chromium binary
 //   BROKEN_SERVER_COMMAND  JSON array: a server command line that cannot start
-//   SCENARIO         "editing" (default) or "agent" (then PROGRESS: the count PLAN.md starts with)
+//   SCENARIO         "editing" (default), "agent" (then PROGRESS: the count PLAN.md starts with) or
+//                    "folders" (a multi-root workspace: WORKSPACE is its first folder, with PLAN.md;
+//                    the second folder holds TASKS.md and an agent session SESSION with a todo list)
 // Prints one JSON line per passed step (ms since start) and exits 1 on the first failure.
 import { readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -71,14 +73,18 @@ async function openPlan(line) {
   await page.locator(".monaco-workbench").waitFor({ timeout: 30_000 });
   await statusBar.waitFor({ timeout: TIMEOUT });
   step("workbench loaded");
+  await openFile("PLAN.md", line);
+}
 
+/** Quick Open (Ctrl+P) `name`; `line` in the editor shows it is open. */
+async function openFile(name, line) {
   await page.locator(".monaco-workbench").click({ position: { x: 700, y: 400 } });
   await page.keyboard.press("Control+P");
-  await page.locator(".quick-input-widget input").fill("PLAN.md");
-  await page.locator(".quick-input-list .monaco-list-row").first().waitFor({ timeout: TIMEOUT });
+  await page.locator(".quick-input-widget input").fill(name);
+  await page.locator(".quick-input-list .monaco-list-row", { hasText: name }).first().waitFor({ timeout: TIMEOUT });
   await page.keyboard.press("Enter");
-  await waitFor("PLAN.md in the editor", () => editorLines.innerText(), (t) => t.includes(line));
-  step("PLAN.md open");
+  await waitFor(`${name} in the editor`, () => editorLines.innerText(), (t) => t.includes(line));
+  step(`${name} open`);
 }
 
 /** The editor features without an agent: status, hints, lens, problems, quick fix, commands. */
@@ -252,9 +258,49 @@ async function agent() {
   step("code lens paused", { text: lens, screenshot: await shot("10-agent-lens") });
 }
 
+/**
+ * A multi-root workspace: the status bar shows the active editor's folder, the tooltip a
+ * session's own todos and host, and the quick pick toggles an item of that session's list.
+ */
+async function folders() {
+  const session = env("SESSION");
+  await openFile("TASKS.md", "only item here");
+  const second = await waitFor("the second folder's status", () => statusBar.innerText(), (t) => /📋 [█░]+ 1\/2 open · working/.test(t));
+  step("second folder status", { text: second.match(/📋 [^\n]*/)[0] });
+  const hover = await tooltip("the session's todos", (t) => new RegExp(`^${session} working · .*1/2 todos · opencode-v2`, "m").test(t));
+  step("tooltip shows the session's todos", { tooltip: hover.split("\n").filter(Boolean), screenshot: await shot("11-folders-tooltip") });
+  await page.mouse.move(1000, 480);
+  await page.keyboard.press("Escape");
+
+  // A click on the status bar item: the open items and, apart, the agent's list.
+  await statusBar.locator(".statusbar-item", { hasText: "📋" }).click();
+  const row = page.locator(".quick-input-list .monaco-list-row", { hasText: "Update the docs" });
+  await row.waitFor({ timeout: TIMEOUT });
+  const rows = await page.locator(".quick-input-list .monaco-list-row").allInnerTexts();
+  step("quick pick lists the session items", { rows: rows.map((r) => plain(r).replace(/\n/g, " ")), screenshot: await shot("12-folders-quick-pick") });
+  await row.click();
+  const toast = page.locator(".notification-toast", { hasText: "is now completed" }).first();
+  await toast.waitFor({ timeout: TIMEOUT });
+  const toggled = await tooltip("the toggled todo", (t) => new RegExp(`^${session} working · .*0/2 todos`, "m").test(t));
+  step("session item toggled", { message: plain(await toast.innerText()), tooltip: toggled.split("\n").filter(Boolean) });
+  await page.mouse.move(1000, 480);
+  await page.keyboard.press("Escape");
+
+  // The first folder's file: its own status (no session there, so no state word).
+  await openFile("PLAN.md", "write the intro");
+  const first = await waitFor("the first folder's status", () => statusBar.innerText(), (t) => /📋 [█░]+ 3\/5 open(?! ·)/.test(t));
+  step("first folder status", { text: first.match(/📋 [^\n]*/)[0] });
+}
+
 let failed = false;
 try {
-  if (scenario === "agent") {
+  if (scenario === "folders") {
+    await page.goto(url);
+    await page.locator(".monaco-workbench").waitFor({ timeout: 30_000 });
+    await statusBar.waitFor({ timeout: TIMEOUT });
+    step("workbench loaded");
+    await folders();
+  } else if (scenario === "agent") {
     await openPlan(PLAN.split("\n")[0]);
     await agent();
   } else {
