@@ -28,7 +28,7 @@ import re
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator, Iterator, Mapping
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +39,7 @@ from benchutil import report, rss_kib, summary
 from todo_ls.config import SupervisorSettings
 from todo_ls.hosts.base import Capability, HostInfo
 from todo_ls.hosts.http import _SseDecoder  # the decoder the adapters' event streams use
-from todo_ls.hosts.opencode_v1 import V1Memory, normalize
+from todo_ls.hosts.opencode_v1.events import V1Memory, normalize
 from todo_ls.store import Store
 from todo_ls.supervisor import events as ev
 from todo_ls.supervisor.clock import SystemClock
@@ -111,8 +111,8 @@ class MemoryHost:
     async def busy_sessions(self) -> Mapping[str, ev.BusyKind]:
         return {}
 
-    async def todos(self, session_id: str) -> tuple[ev.SessionTodo, ...] | None:
-        return None
+    def set_directories(self, directories: Sequence[str]) -> None:
+        pass  # one folder, never changed
 
     async def nudge(self, session_id: str, text: str, description: str) -> None:
         self.nudged.setdefault(session_id, time.perf_counter())
@@ -226,7 +226,7 @@ async def nudge_delay(root: Path, sessions: int, settle_ms: int) -> dict[str, An
     deadline = time.perf_counter() + settle_ms / 1000 + 10
     while len(host.nudged) < len(idle_at) and time.perf_counter() < deadline:
         await asyncio.sleep(0.01)
-    await rt.settled()
+    await rt.drain()
     await rt.stop()
     rt.store.close()
     delays = [

@@ -34,9 +34,10 @@ def _parser() -> argparse.ArgumentParser:
     supervise.add_argument("--log-level", default="WARNING", help="stderr log level")
     supervise.add_argument(
         "--settings",
-        metavar="JSON",
-        help="todoLs settings as a JSON object, as an editor sends them, e.g. "
-        '\'{"supervisor": {"settleMs": 2000}}\' (--url wins over supervisor.url)',
+        metavar="JSON|FILE",
+        help="todoLs settings as a JSON object, as an editor sends them, inline or the path "
+        'of a JSON file, e.g. \'{"supervisor": {"settleMs": 2000}}\' (--url wins over '
+        "supervisor.url)",
     )
     return parser
 
@@ -56,7 +57,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     logging.getLogger("pygls").setLevel(logging.WARNING)
     if command == "supervise":
-        from todo_ls.supervise import run_supervise
+        from todo_ls.headless import run_supervise
 
         return run_supervise(url=args.url, directory=args.directory, settings=args.settings)
     from todo_ls.server.app import serve

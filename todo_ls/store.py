@@ -26,6 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+from todo_ls.supervisor.clock import CLOCK_SET_BACK_S
+
 if sys.platform != "win32":
     import fcntl
 
@@ -72,9 +74,6 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
-# A ledger time further ahead of `now` than this was written before the clock was set back
-# (no lock wait lasts this long); it must not block nudges until the clock catches up.
-CLOCK_SET_BACK_S = 300.0
 
 _LOCK_RETRIES = 8
 _READ_CACHE_SIZE = 4096  # cached query results kept before the read cache starts over
@@ -105,7 +104,7 @@ class NudgeRecord:
 
     session_id: str
     open_hash: str
-    at: float  # epoch seconds: when it was settled (sent), else when it was claimed
+    at: float  # epoch seconds: when its outcome was recorded (sent), else when it was claimed
     owner: str
     kind: str  # "idle" | "stall" | "manual"
     state: str  # "claimed" | "sent" | "failed"
@@ -114,7 +113,7 @@ class NudgeRecord:
 
 @dataclass(frozen=True)
 class Claim:
-    """A granted claim: the holder may send exactly this nudge, then must settle it."""
+    """A granted claim: the holder may send exactly this nudge, then must record its outcome."""
 
     claim_id: int
     session_id: str
@@ -469,10 +468,10 @@ class Store:
         expiry: float,
     ) -> Claim | None:
         """Grant a claim unless, for this session, a nudge was sent within `min_interval` or
-        another live (unexpired, unsettled) claim exists. One transaction (BEGIN IMMEDIATE).
+        another live (unexpired, no outcome yet) claim exists. One transaction (BEGIN IMMEDIATE).
 
-        A claim whose holder died (never settled) stops blocking at its `expires_at`; it is
-        then recorded as failed."""
+        A claim whose holder died (no outcome recorded) stops blocking at its `expires_at`; it
+        is then recorded as failed."""
 
         def body(c: sqlite3.Connection) -> Claim | None:
             future = now + CLOCK_SET_BACK_S
@@ -505,7 +504,7 @@ class Store:
 
         return self._transaction(body)
 
-    def settle_claim(self, claim_id: int, sent: bool, now: float) -> None:
+    def record_claim_outcome(self, claim_id: int, sent: bool, now: float) -> None:
         """Record the outcome of a granted claim. A sent nudge is always recorded as sent (the
         ledger must match what the agent received, even if the claim had expired meanwhile)."""
         self._transaction(

@@ -13,7 +13,8 @@ from fake_v2 import NEWER, OPENAPI_BUILD, FakeV2Server, Variant
 from todo_ls.config import SupervisorSettings
 from todo_ls.hosts.base import HostError
 from todo_ls.hosts.discovery import connect_host
-from todo_ls.hosts.opencode_v2 import OpenCodeV2Host, from_registration, registration_path
+from todo_ls.hosts.opencode_v2.adapter import OpenCodeV2Host
+from todo_ls.hosts.opencode_v2.registration import from_registration, registration_path
 
 pytestmark = pytest.mark.timeout(30)
 

@@ -17,9 +17,13 @@ from typing import Any
 import httpx
 
 from todo_ls.config import SupervisorSettings
-from todo_ls.hosts import opencode_v1, opencode_v2
 from todo_ls.hosts.base import Host, HostError
 from todo_ls.hosts.http import DEFAULT_USERNAME, HostHttp
+from todo_ls.hosts.opencode_v1 import adapter as v1_adapter
+from todo_ls.hosts.opencode_v1 import identity as v1_identity
+from todo_ls.hosts.opencode_v2 import adapter as v2_adapter
+from todo_ls.hosts.opencode_v2 import identity as v2_identity
+from todo_ls.hosts.opencode_v2 import registration as v2_registration
 
 log = logging.getLogger(__name__)
 
@@ -40,20 +44,13 @@ class Probe:
     legacy_password_env: str | None = None  # read when `password_env` is unset (2.x: the 1.x name)
 
 
-def _v1_version(body: Any) -> str | None:
-    if isinstance(body, Mapping) and body.get("healthy") is True:
-        version = body.get("version")
-        return version if isinstance(version, str) and version.startswith("1.") else None
-    return None
-
-
 def _v1_build(http: HostHttp, version: str, directories: Sequence[str]) -> Host:
-    return opencode_v1.OpencodeV1Host(http, version=version, directories=directories)
+    return v1_adapter.OpenCodeV1Host(http, version=version, directories=directories)
 
 
 def _v2_build(http: HostHttp, version: str, directories: Sequence[str]) -> Host:
     # The 2.x stream is unfiltered (all locations): the supervisor scopes sessions itself.
-    return opencode_v2.OpenCodeV2Host(http, version=version)
+    return v2_adapter.OpenCodeV2Host(http, version=version)
 
 
 def _v2_probe(path: str) -> Probe:
@@ -61,10 +58,10 @@ def _v2_probe(path: str) -> Probe:
     return Probe(
         "opencode-v2",
         path,
-        opencode_v2.version_of,
-        opencode_v2.PASSWORD_ENV,
+        v2_identity.version_of,
+        v2_adapter.PASSWORD_ENV,
         _v2_build,
-        legacy_password_env=opencode_v1.PASSWORD_ENV,
+        legacy_password_env=v1_adapter.PASSWORD_ENV,
     )
 
 
@@ -72,7 +69,13 @@ PROBES: list[Probe] = [
     # 2.x first: OpenCode 1.18 answers these with HTML / `{"healthy": true}`, which is no 2.x.
     _v2_probe("/api/info"),
     _v2_probe("/api/health"),
-    Probe("opencode-v1", "/global/health", _v1_version, opencode_v1.PASSWORD_ENV, _v1_build),
+    Probe(
+        "opencode-v1",
+        "/global/health",
+        v1_identity.version_of,
+        v1_adapter.PASSWORD_ENV,
+        _v1_build,
+    ),
 ]
 
 
@@ -92,7 +95,9 @@ async def connect_host(
         raise HostError("protocol", f"supervisor.host {settings.host!r} is not supported")
     if settings.host in ("auto", "opencode-v2"):
         # The 2.x managed service registers itself; its file is the discovery contract.
-        registered = await opencode_v2.from_registration(env, url=settings.url, transport=transport)
+        registered = await v2_registration.from_registration(
+            env, url=settings.url, transport=transport
+        )
         if registered is not None:
             return registered
     errors: list[HostError] = []
@@ -106,7 +111,7 @@ async def connect_host(
         http = HostHttp(
             url,
             password=password or None,
-            username=env.get(opencode_v1.USERNAME_ENV) or DEFAULT_USERNAME,
+            username=env.get(v1_adapter.USERNAME_ENV) or DEFAULT_USERNAME,
             auth_hint=hint,
             transport=transport,
         )

@@ -13,6 +13,11 @@ import time
 from collections.abc import Callable
 from typing import Protocol
 
+# A recorded time further ahead of `now` than this was written before the wall clock was set
+# back (no lock wait or timer lag lasts this long); it must not hold anything back until the
+# clock catches up.
+CLOCK_SET_BACK_S = 300.0
+
 
 class Timer(Protocol):
     def cancel(self) -> None: ...

@@ -15,6 +15,7 @@ from typing import Literal, Protocol
 from todo_ls.checklist.model import FileItem
 from todo_ls.config import SupervisorSettings
 from todo_ls.supervisor.activity import TreeView, clip
+from todo_ls.supervisor.clock import CLOCK_SET_BACK_S
 from todo_ls.supervisor.events import SessionTodo
 
 SessionState = Literal["working", "idle", "waiting", "stalled", "paused", "done"]
@@ -199,12 +200,18 @@ def _gate(
     history: NudgeHistory,
     hold_until: float | None,
 ) -> Decision:
-    """Rule 4: the rate limit and the open-set dedupe, then a failed delivery's back-off."""
-    if history.last_at is not None:
+    """Rule 4: the rate limit and the open-set dedupe, then a failed delivery's back-off.
+
+    A last nudge that reads far in the future was sent before the clock was set back: how
+    long ago is unknown, so it limits nothing (as in the store's claim); the next one does.
+    Work that reads far in the future was done before the set back, so before that one."""
+    set_back = now + CLOCK_SET_BACK_S
+    if history.last_at is not None and history.last_at <= set_back:
         allowed_at = history.last_at + settings.min_nudge_interval_ms / 1000.0
         if now < allowed_at:
             return decide(state, "rate limited", allowed_at)
-        if history.last_hash == items.hash and view.last_work <= history.last_at:
+        worked_since = history.last_at < view.last_work <= set_back
+        if history.last_hash == items.hash and not worked_since:
             return decide(
                 state, f"open items unchanged and no activity since nudge #{history.last_number}"
             )

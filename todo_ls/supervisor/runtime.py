@@ -159,6 +159,7 @@ class Runtime:
         self._tasks: set[asyncio.Task[Any]] = set()
         self._sending: set[str] = set()
         self._asked_info: set[str] = set()
+        self._host_folders: tuple[str, ...] | None = None  # last handed to `host`
         self._main: asyncio.Task[None] | None = None
         self._stopped = False
 
@@ -201,7 +202,9 @@ class Runtime:
             try:
                 if self.host is None:
                     self.host = await self._connect()
+                    self._host_folders = None  # the folders may have changed meanwhile
                     self._set_error(None)
+                self._sync_folders()
                 attempt = 0
                 async for event in self.host.watch():
                     self.handle(event)
@@ -218,7 +221,7 @@ class Runtime:
             attempt += 1
             await self._clock.sleep(min(RECONNECT_MAX_S, 2.0 ** min(attempt, 5)))
 
-    async def settled(self) -> None:
+    async def drain(self) -> None:
         """Wait until no background work (sends, lookups) is left: for tests and shutdown."""
         for _ in range(1000):
             await asyncio.sleep(0)
@@ -443,9 +446,19 @@ class Runtime:
         self.evaluate(session_id)
 
     def files_changed(self) -> None:
-        """Subscribed files or their items changed: every session may decide differently."""
+        """Subscribed files, their items or the workspace folders changed: every session may
+        decide differently."""
+        self._sync_folders()
         for session in self.tracker.roots():
             self.evaluate(session.id)
+
+    def _sync_folders(self) -> None:
+        """Hand the host the workspace folders when they differ from what it has (the 1.x
+        busy snapshot and resync ask per folder, so a folder added later must reach it)."""
+        folders = tuple(self._workspace.folders())
+        if self.host is not None and folders != self._host_folders:
+            self.host.set_directories(folders)
+            self._host_folders = folders
 
     # --- sending ----------------------------------------------------------------------------
 
@@ -504,7 +517,8 @@ class Runtime:
             sent = err.kind == "timeout"
             return self._delivery_failed(session_id, err)
         finally:
-            self._store.settle_claim(claim.claim_id, sent, sent_at if sent else self._clock.now())
+            outcome_at = sent_at if sent else self._clock.now()
+            self._store.record_claim_outcome(claim.claim_id, sent, outcome_at)
         self._hold.pop(session_id, None)
         if self.connected:
             # Connected, the only error left is a failed nudge's, and this one got through:

@@ -1,13 +1,13 @@
-"""`todo-ls supervise [--url URL] [--directory DIR] [--settings JSON]`: the supervisor without an
-editor.
+"""`todo-ls supervise [--url URL] [--directory DIR] [--settings JSON|FILE]`: the supervisor
+without an editor.
 
 Headless there are no editor settings: the defaults apply, plus `--url` and `--settings` (the
-`todoLs` object an editor would send, e.g. shorter timings). The subscribed files of the folder
-are the ones subscribed by command in the shared store (from an editor, or the agent's own
-`todoLs.subscribe`), so the same files count as in the editor. Stdout gets one
-line per session whenever its state changes and one line per nudge; logs go to stderr.
-SIGINT / SIGTERM stop it cleanly (exit 0); bad arguments exit 2 with a one-line error.
-"""
+`todoLs` object an editor would send, inline or in a JSON file, e.g. shorter timings). The
+subscribed files of the folder are the ones subscribed by command in the shared store (from an
+editor, or the agent's own `todoLs.subscribe`), so the same files count as in the editor.
+Stdout gets one line per session whenever its state changes and one line per nudge; logs go
+to stderr. SIGINT / SIGTERM stop it cleanly (exit 0); bad arguments exit 2 with a one-line
+error."""
 
 from __future__ import annotations
 
@@ -144,15 +144,47 @@ def _fail(message: str) -> int:
     return 2
 
 
-def _settings(raw_json: str | None, url: str | None) -> SupervisorSettings | str:
-    """The supervisor settings from `--settings` (the editor's `todoLs` object) and `--url`,
-    or why they cannot be used. An invalid key falls back to its default with a warning."""
-    raw: object = None
-    if raw_json is not None:
+class _BadSettings(ValueError):
+    """`--settings` cannot be used; the message says why in one line."""
+
+
+def _is_file(text: str) -> Path | None:
+    path = Path(text).expanduser()
+    try:
+        return path if path.is_file() else None
+    except OSError:  # e.g. inline JSON longer than a file name may be
+        return None
+
+
+def _settings_object(text: str) -> object:
+    """The `--settings` value as JSON: the path of a JSON file, else inline JSON text. The
+    error names which of the two the value was taken for."""
+    path = _is_file(text)
+    if path is not None:
         try:
-            raw = json.loads(raw_json)
+            return json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError) as err:
+            raise _BadSettings(f"--settings file {str(path)!r} cannot be read: {err}") from err
         except ValueError as err:
-            return f"--settings is not JSON: {err}"
+            raise _BadSettings(f"--settings file {str(path)!r} is not JSON: {err}") from err
+    try:
+        return json.loads(text)
+    except ValueError as err:
+        raise _BadSettings(
+            f"--settings is neither a JSON file nor inline JSON ({err}): {text!r}"
+        ) from err
+
+
+def supervisor_settings(text: str | None, url: str | None) -> SupervisorSettings | str:
+    """The supervisor settings from `--settings` (the `todoLs` object an editor would send,
+    inline or in a file) and `--url`, or why they cannot be used. An invalid key falls back
+    to its default with a warning."""
+    raw: object = None
+    if text is not None:
+        try:
+            raw = _settings_object(text)
+        except _BadSettings as err:
+            return str(err)
         if not isinstance(raw, dict):
             return "--settings must be a JSON object"
     loaded = load_settings(raw)
@@ -163,7 +195,8 @@ def _settings(raw_json: str | None, url: str | None) -> SupervisorSettings | str
 
 
 def run_supervise(url: str | None, directory: str | None, settings: str | None = None) -> int:
-    """Entry point of `todo-ls supervise`; `settings` is the `--settings` JSON text."""
+    """Entry point of `todo-ls supervise`; `settings` is the `--settings` value (JSON text or
+    the path of a JSON file)."""
     if url is not None:
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
@@ -171,7 +204,7 @@ def run_supervise(url: str | None, directory: str | None, settings: str | None =
     folder = normalize(directory or os.getcwd())
     if not folder.is_dir():
         return _fail(f"--directory {str(folder)!r} is not a directory")
-    supervisor = _settings(settings, url)
+    supervisor = supervisor_settings(settings, url)
     if isinstance(supervisor, str):
         return _fail(supervisor)
     try:
