@@ -20,11 +20,11 @@ def test_store_entries_keep_their_place_and_bad_ones_are_skipped() -> None:
     ]
     listed = combined([SessionTodo("host item", "cancelled")], stored)
     assert [(i.source, i.position, i.todo.content, i.todo.status) for i in listed] == [
-        ("host", 0, "host item", "cancelled"),
         ("store", 0, "a", "cancelled"),
         ("store", 3, "c", "pending"),  # no status: pending; a priority that is no text: none
+        ("host", 0, "host item", "cancelled"),
     ]
-    assert listed[2].todo.priority is None
+    assert listed[1].todo.priority is None
     assert [item["index"] for item in session_items("ses_1", listed)] == [0, 1, 2]
 
 
@@ -44,3 +44,16 @@ def test_toggle_flips_completed_and_everything_else() -> None:
     assert toggled_status("pending") == "completed"
     assert toggled_status("in_progress") == "completed"
     assert toggled_status("cancelled") == "completed"
+
+
+def test_an_item_in_both_lists_is_the_stores() -> None:
+    """What the supervisor nudges about is what the editor lists: the host's copy of an item
+    the store also has is left out."""
+    host = [SessionTodo("Write the parser", "pending"), SessionTodo("Only in OpenCode", "pending")]
+    stored = [{"content": " Write the parser ", "status": "completed"}]
+    listed = combined(host, stored)
+    assert [(i.source, i.todo.content.strip(), i.todo.status) for i in listed] == [
+        ("store", "Write the parser", "completed"),
+        ("host", "Only in OpenCode", "pending"),
+    ]
+    assert todo_summary(listed) == {"open": 1, "total": 2}

@@ -345,13 +345,13 @@ async def test_toggle_refuses_an_item_of_the_hosts_own_list_and_flips_a_store_it
     assert b.ls.store is not None
     b.ls.store.set_session_todos(S, [{"content": "Ship it", "status": "pending"}], b.clock.now())
     b.sup.start()
-    await b.settle()
+    await b.drain()
     await b.turn()
     before = b.ls.status_calls
-    refused = b.sup.toggle_todo(S, 0, None)
+    refused = b.sup.toggle_todo(S, 1, None)  # after the store's item: OpenCode's "Add tests"
     assert refused["applied"] is False and refused["state"] == "pending"
     assert "only the agent can change" in refused["reason"]
-    assert b.sup.toggle_todo(S, 1, "Ship it") == {"applied": True, "state": "completed"}
+    assert b.sup.toggle_todo(S, 0, "Ship it") == {"applied": True, "state": "completed"}
     assert b.ls.store.session_todos(S) == [{"content": "Ship it", "status": "completed"}]
     assert b.sup.status()["sessions"][0]["todos"] == {"open": 1, "total": 2}
     assert b.ls.status_calls > before

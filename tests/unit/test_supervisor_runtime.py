@@ -738,8 +738,8 @@ async def test_scope_all_lists_a_session_outside_every_folder_in_the_first(
 async def test_the_store_list_follows_the_host_list_in_status_items_and_open_set(
     h: Harness,
 ) -> None:
-    """OpenCode's own list first, then the store's (the MCP tools' list): one list for the
-    status summary, `todoLs.list` and the items a nudge names."""
+    """The store's list (the MCP tools') first, then OpenCode's own: one list for the status
+    summary, `todoLs.list` and the items a nudge names."""
     h.store.set_session_todos(
         S, [{"content": "Store item", "status": "pending"}, "not an item"], h.clock.now()
     )
@@ -748,12 +748,12 @@ async def test_the_store_list_follows_the_host_list_in_status_items_and_open_set
     assert h.session()["open"] == 3
     items = h.rt.session_list_items()
     assert [(i["index"], i["content"], i["status"]) for i in items] == [
-        (0, "Write the parser", "in_progress"),
-        (1, "Add unit tests", "pending"),
-        (2, "Store item", "pending"),
+        (0, "Store item", "pending"),
+        (1, "Write the parser", "in_progress"),
+        (2, "Add unit tests", "pending"),
     ]
     assert [(t.source, t.position) for t in h.rt.session_todos(S)] == [
+        ("store", 0),
         ("host", 0),
         ("host", 1),
-        ("store", 0),
     ]

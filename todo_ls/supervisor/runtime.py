@@ -357,7 +357,8 @@ class Runtime:
         return open_set([item.todo for item in self.session_todos(session_id)], files)
 
     def session_todos(self, session_id: str) -> tuple[ListedTodo, ...]:
-        """The session's own list: the host's (OpenCode 1.x `todowrite`), then the store's."""
+        """The session's own list: the store's, then the host's (OpenCode 1.x `todowrite`)
+        items the store's list does not have."""
         session = self.tracker.sessions.get(session_id)
         host = session.todos if session is not None else ()
         return combined(host, self._store.session_todos(session_id))

@@ -1,11 +1,13 @@
 """A session's own todo list as the editor sees it: the `todos` summary of a status entry, the
 session items of `todoLs.list`, and what toggling one of them does.
 
-A session can hold two lists: the one its host keeps (OpenCode 1.x `todowrite`, read from
-OpenCode) and the one in todo-ls's shared store (the `todo_*` MCP tools, the hook hosts' lists).
-The editor shows them as one list, the host's first; an item's `index` is its place in that
-combined list. Only store items can be changed from the editor: OpenCode 1.x offers no route to
-write a session's list, and a copy kept beside it would disagree with what the agent sees.
+A session can hold two lists: the one in todo-ls's shared store (the `todo_*` MCP tools, the
+hook hosts' lists) and the one its host keeps (OpenCode 1.x `todowrite`, read from OpenCode).
+The editor shows them as one list, the same one the supervisor nudges about: the store's items,
+then the host's items whose text is not in the store's list (an item in both is the store's);
+an item's `index` is its place in that combined list. Only store items can be changed from the
+editor: OpenCode 1.x offers no route to write a session's list, and a copy kept beside it would
+disagree with what the agent sees.
 
 Pure: no store, no host. Every session source (the supervisor runtime, the hook hosts) builds
 its status entry's `todos` with `todo_summary` and its list items with `session_items`.
@@ -55,13 +57,18 @@ def _stored_todo(entry: Any) -> SessionTodo | None:
 
 
 def combined(host: Iterable[SessionTodo], stored: Sequence[Any] | None) -> tuple[ListedTodo, ...]:
-    """The list the editor shows: the host's items, then the store's (its raw JSON list;
-    entries without text or a known status are skipped but keep their place for writes)."""
-    listed = [ListedTodo(todo, "host", i) for i, todo in enumerate(host)]
+    """The list the editor shows: the store's items (from its raw JSON list: entries without
+    text or a known status are skipped but keep their place for writes), then the host's
+    items whose text the store's list does not have."""
+    listed: list[ListedTodo] = []
     for i, entry in enumerate(stored or ()):
         todo = _stored_todo(entry)
         if todo is not None:
             listed.append(ListedTodo(todo, "store", i))
+    taken = {item.todo.content.strip() for item in listed}
+    for i, todo in enumerate(host):
+        if todo.content.strip() not in taken:
+            listed.append(ListedTodo(todo, "host", i))
     return tuple(listed)
 
 
