@@ -4,8 +4,9 @@ Baselines measured alternately in the same run: a bare `python -c pass` and
 `python -c "import pygls.lsp.server"` (spawn to exit), so the server's own start-up cost is
 visible as a difference. One extra run lists which heavy modules are loaded when the server
 writes its `initialize` answer (`sys.modules` at its first write to stdout): pydantic and the
-settings, the store (sqlite3), the checklist engine's parser, the supervisor, host adapters,
-httpx and markdown-it-py must not be (they load right after the answer or when first needed).
+settings, the project file's TOML reader, the store (sqlite3), the checklist engine's parser,
+the supervisor, host adapters, httpx and markdown-it-py must not be (they load right after the
+answer or when first needed).
 
 Budget (issue 7): initialize response p50 <= 450 ms.
 """
@@ -31,6 +32,8 @@ BUDGET_P50_MS = 450.0
 LAZY_MODULES = (
     "pydantic",
     "todo_ls.config",
+    "todo_ls.project_file",
+    "tomllib",
     "sqlite3",
     "todo_ls.store",
     "todo_ls.checklist.parse",

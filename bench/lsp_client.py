@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import jsonrpc_frames
+
 SERVER = [sys.executable, "-m", "todo_ls"]
 REPO = Path(__file__).resolve().parents[1]
 
@@ -92,9 +94,8 @@ class LspClient:
     # --- sending ----------------------------------------------------------------------------
 
     def _write(self, message: dict[str, Any]) -> None:
-        body = json.dumps({"jsonrpc": "2.0", **message}).encode()
         assert self.process.stdin is not None
-        self.process.stdin.write(b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+        self.process.stdin.write(jsonrpc_frames.encode(message))
 
     def notify(self, method: str, params: Any) -> None:
         self._write({"method": method, "params": params})
@@ -128,15 +129,10 @@ class LspClient:
         assert stdout is not None
         while True:
             try:
-                header = await stdout.readuntil(b"\r\n\r\n")
+                header = await stdout.readuntil(jsonrpc_frames.HEADER_END)
             except (asyncio.IncompleteReadError, ConnectionError):
                 break
-            length = next(
-                int(line.split(b":", 1)[1])
-                for line in header.split(b"\r\n")
-                if line.lower().startswith(b"content-length:")
-            )
-            body = await stdout.readexactly(length)
+            body = await stdout.readexactly(jsonrpc_frames.body_length(header))
             self._dispatch(Received(time.perf_counter(), json.loads(body)))
         for future in [*self._pending.values(), *(w.future for w in self._waiters)]:
             if not future.done():

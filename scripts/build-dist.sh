@@ -10,17 +10,14 @@ CACHE="${TODO_LS_CACHE:-$HOME/.cache/todo-ls}"
 scripts/setup-packaging.sh
 TOOLS="$CACHE/packaging"
 
-version=$("$TOOLS/bin/python" - "$ROOT/todo_ls/__init__.py" <<'EOF'
-import re, sys
-text = open(sys.argv[1], encoding="utf-8").read()
-print(re.search(r'^__version__ = "([^"]+)"$', text, re.M).group(1))
-EOF
-)
+version=$(sed -n 's/^__version__ = "\(.*\)"$/\1/p' "$ROOT/todo_ls/__init__.py")
 rm -f "$OUT/todo_ls-$version"-*.whl "$OUT/todo_ls-$version.tar.gz"
 # The sdist first, then the wheel from the sdist (build's default): the wheel proves the sdist
-# holds everything a build needs.
-"$TOOLS/bin/python" -m build --outdir "$OUT" "$ROOT" >"$OUT/.build.log" 2>&1 ||
-  { tail -30 "$OUT/.build.log" >&2; exit 1; }
+# holds everything a build needs. --no-isolation: the backend is the pinned hatchling of the tools
+# venv, so the build needs no download and gives the same result each time.
+mkdir -p "$CACHE/logs"
+"$TOOLS/bin/python" -m build --no-isolation --outdir "$OUT" "$ROOT" >"$CACHE/logs/build-dist.log" 2>&1 ||
+  { tail -30 "$CACHE/logs/build-dist.log" >&2; exit 1; }
 "$TOOLS/bin/twine" check --strict "$OUT/todo_ls-$version-py3-none-any.whl" "$OUT/todo_ls-$version.tar.gz"
 echo "$OUT/todo_ls-$version-py3-none-any.whl"
 echo "$OUT/todo_ls-$version.tar.gz"

@@ -57,7 +57,9 @@ mkdir -p "$CACHE/logs"
 resolve() {  # $1: Python version, $2: requirements file, then uv options; prints the pins
   local version=$1 file=$2
   shift 2
-  "$UV" pip compile --quiet --no-header --no-annotate --only-binary :all: \
+  # --python: no search for an interpreter of that version (the target version and platform
+  # are what the resolution is for; the tools' Python only runs uv's environment queries).
+  "$UV" pip compile --quiet --no-header --no-annotate --only-binary :all: --python "$PY" \
     --python-version "$version" --python-platform "$UV_PLATFORM" "$@" "$file"
 }
 

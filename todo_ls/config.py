@@ -7,14 +7,14 @@ can log them.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic.alias_generators import to_camel
 
-from todo_ls.checklist.model import DEFAULT_STATES
+from todo_ls.checklist.model import DEFAULT_STATES, merge_states
 
 Severity = Literal["error", "warning", "information", "hint", "off"]
 HostKind = Literal["auto", "opencode-v1", "opencode-v2"]
@@ -63,21 +63,7 @@ class Settings(_Model):
     @field_validator("states")
     @classmethod
     def _check_states(cls, value: dict[str, list[str]]) -> dict[str, list[str]]:
-        unknown = set(value) - set(DEFAULT_STATES)
-        if unknown:
-            raise ValueError(f"unknown state(s) {sorted(unknown)}; known: {list(DEFAULT_STATES)}")
-        merged = {**DEFAULT_STATES, **value}
-        seen: dict[str, str] = {}
-        for state, markers in merged.items():
-            if not markers:
-                raise ValueError(f"state {state!r} needs at least one marker")
-            for marker in markers:
-                if len(marker) != 1 or marker in "[]\n\r":
-                    raise ValueError(f"marker {marker!r} of {state!r} must be one character")
-                if marker in seen and seen[marker] != state:
-                    raise ValueError(f"marker {marker!r} is used by {seen[marker]!r} and {state!r}")
-                seen[marker] = state
-        return merged
+        return merge_states(value)
 
 
 @dataclass(frozen=True)
@@ -139,8 +125,13 @@ def _deep_copy(value: Any) -> Any:
     return value
 
 
-def load_settings(raw: object) -> LoadedSettings:
-    """Validate a raw `todoLs` settings object; invalid keys fall back to their defaults."""
+def load_settings(
+    raw: object, origin: Callable[[tuple[str, ...]], str | None] | None = None
+) -> LoadedSettings:
+    """Validate a raw `todoLs` settings object; invalid keys fall back to their defaults.
+
+    `origin` names where the value at a key path came from (a file), when that is not the
+    editor: the warning then says so."""
     if raw is None:
         return LoadedSettings(Settings())
     if not isinstance(raw, Mapping):
@@ -157,6 +148,8 @@ def load_settings(raw: object) -> LoadedSettings:
             for error in exc.errors():
                 path = _dotted(error["loc"]) or ("",)
                 key = "todoLs." + ".".join(path)
-                warnings.append(f"Invalid setting {key}: {error['msg']}; using the default.")
+                source = origin(path) if origin is not None else None
+                where = f" in {source}" if source else ""
+                warnings.append(f"Invalid setting {key}{where}: {error['msg']}; using the default.")
                 _drop(data, path)
     return LoadedSettings(Settings(), [*warnings, "todoLs settings invalid; using defaults."])

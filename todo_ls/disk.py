@@ -12,14 +12,13 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 import stat
-import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from todo_ls import checklist  # the engine loads on first use (server cold start)
+from todo_ls.checklist.lines import LINE_END, split_lines
 
 if TYPE_CHECKING:
     from todo_ls.checklist import MarkerEdit
@@ -28,7 +27,6 @@ MAX_BYTES = 10 * 1024 * 1024
 BOM = b"\xef\xbb\xbf"
 
 # The line breaks of LSP and markdown-it; \v, \f, U+2028 and friends are not line breaks.
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
 class DiskError(Exception):
@@ -52,7 +50,7 @@ class DiskText:
 
     def lines(self) -> list[str]:
         """The lines without their line breaks (LF, CRLF or CR)."""
-        return _LINE_BREAK.split(self.text)
+        return split_lines(self.text)
 
 
 @dataclass(frozen=True)
@@ -117,7 +115,7 @@ def write_markers(
     for line, text in sorted(expected.items()):
         if line >= len(lines) or lines[line] != text:
             return WriteResult(False, f"{path}: line {line + 1} changed since it was read")
-    if any(_LINE_BREAK.search(edit.new) for edit in edits):
+    if any(LINE_END.search(edit.new) for edit in edits):
         return WriteResult(False, "an edit would insert a line break")
     try:
         text = checklist.apply_edits(before.text, edits)
@@ -136,6 +134,8 @@ def _replace(real: str, data: bytes, before: DiskText) -> WriteResult:
     """Write `data` next to `real` and rename it over `real` if the file is still `before`."""
     directory = os.path.dirname(real)
     st = os.stat(real)
+    import tempfile  # here: it pulls in shutil and the compressors, which reads never need
+
     fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(real)}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as f:

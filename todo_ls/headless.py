@@ -1,9 +1,10 @@
 """`todo-ls supervise [--url URL] [--directory DIR] [--settings JSON|FILE]`: the supervisor
 without an editor.
 
-Headless there are no editor settings: the defaults apply, plus `--url` and `--settings` (the
-`todoLs` object an editor would send, inline or in a JSON file, e.g. shorter timings). The
-subscribed files of the folder are the ones subscribed by command in the shared store (from an
+Headless there are no editor settings: the folder's project file (`todo-ls.toml`) applies,
+with `--settings` (the `todoLs` object an editor would send, inline or in a JSON file, e.g.
+shorter timings) over it key by key and `--url` over both. The subscribed files of the folder
+are its `markdownFiles` plus the ones subscribed by command in the shared store (from an
 editor, or the agent's own `todoLs.subscribe`), so the same files count as in the editor.
 Stdout gets one line per session whenever its state changes and one line per nudge; logs go
 to stderr. SIGINT / SIGTERM stop it cleanly (exit 0); bad arguments exit 2 with a one-line
@@ -18,13 +19,14 @@ import logging
 import os
 import signal
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 from urllib.parse import urlsplit
 
+from todo_ls import project_file
 from todo_ls.checklist.model import StateRegistry
-from todo_ls.config import SupervisorSettings, load_settings
+from todo_ls.config import Settings, SupervisorSettings, load_settings
 from todo_ls.hosts.base import Host
 from todo_ls.store import Store
 from todo_ls.supervisor.clock import Clock, SystemClock
@@ -84,15 +86,18 @@ async def supervise(
     clock: Clock | None = None,
     store: Store | None = None,
     stop: asyncio.Event | None = None,
+    markdown_files: Sequence[str] = (),
+    registry: StateRegistry | None = None,
+    state_dir: Path | None = None,
 ) -> int:
     """Run until `stop` is set (or SIGINT / SIGTERM). Returns the exit code."""
     own_store = store is None
-    store = store or Store.open()
+    store = store or Store.open(state_dir)
     clock = clock or SystemClock()
     stop = stop or asyncio.Event()
     index = WorkspaceIndex(store)
     index.set_folders([Folder.from_path(folder)])
-    index.configure([], StateRegistry.default())
+    index.configure(markdown_files, registry or StateRegistry.default())
 
     async def discover() -> Host:
         from todo_ls.hosts.discovery import connect_host
@@ -175,10 +180,10 @@ def _settings_object(text: str) -> object:
         ) from err
 
 
-def supervisor_settings(text: str | None, url: str | None) -> SupervisorSettings | str:
-    """The supervisor settings from `--settings` (the `todoLs` object an editor would send,
-    inline or in a file) and `--url`, or why they cannot be used. An invalid key falls back
-    to its default with a warning."""
+def headless_settings(text: str | None, url: str | None, folder: Path) -> Settings | str:
+    """The settings from the folder's project file, `--settings` (the `todoLs` object an
+    editor would send, inline or in a file) over it key by key and `--url` over both, or why
+    they cannot be used. An invalid key falls back to its default with a warning naming it."""
     raw: object = None
     if text is not None:
         try:
@@ -187,11 +192,17 @@ def supervisor_settings(text: str | None, url: str | None) -> SupervisorSettings
             return str(err)
         if not isinstance(raw, dict):
             return "--settings must be a JSON object"
-    loaded = load_settings(raw)
+    project = project_file.read(folder)
+    if project.error:
+        sys.stderr.write(f"todo-ls supervise: {project.error}\n")
+    loaded = load_settings(project_file.layered(project.settings, raw))
     for warning in loaded.warnings:
         sys.stderr.write(f"todo-ls supervise: {warning}\n")
-    supervisor = loaded.settings.supervisor
-    return supervisor if url is None else supervisor.model_copy(update={"url": url})
+    settings = loaded.settings
+    if url is None:
+        return settings
+    supervisor = settings.supervisor.model_copy(update={"url": url})
+    return settings.model_copy(update={"supervisor": supervisor})
 
 
 def run_supervise(url: str | None, directory: str | None, settings: str | None = None) -> int:
@@ -204,10 +215,19 @@ def run_supervise(url: str | None, directory: str | None, settings: str | None =
     folder = normalize(directory or os.getcwd())
     if not folder.is_dir():
         return _fail(f"--directory {str(folder)!r} is not a directory")
-    supervisor = supervisor_settings(settings, url)
-    if isinstance(supervisor, str):
-        return _fail(supervisor)
+    loaded = headless_settings(settings, url, folder)
+    if isinstance(loaded, str):
+        return _fail(loaded)
     try:
-        return asyncio.run(supervise(supervisor, folder, sys.stdout))
+        return asyncio.run(
+            supervise(
+                loaded.supervisor,
+                folder,
+                sys.stdout,
+                markdown_files=loaded.markdown_files,
+                registry=StateRegistry.from_settings(loaded.states),
+                state_dir=Path(loaded.state_dir).expanduser() if loaded.state_dir else None,
+            )
+        )
     except KeyboardInterrupt:
         return 0

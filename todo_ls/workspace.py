@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 import os
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -32,13 +32,17 @@ from urllib.parse import unquote, urlsplit
 
 from todo_ls import checklist as engine  # engine functions load on first use
 from todo_ls.checklist import OPEN_STATES, Checklist, FileItem, Progress, StateRegistry
+from todo_ls.checklist.lines import split_lines
 from todo_ls.disk import DiskError, read_text
+
+# Re-exported: the server and the tests use them from here.
+from todo_ls.globs import expand_patterns as expand_patterns
+from todo_ls.globs import glob_regex as glob_regex
+from todo_ls.globs import normalize as normalize
 
 log = logging.getLogger(__name__)
 
-_GLOB_MAGIC = re.compile(r"[*?\[]")
 _URI_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]+:")  # two letters at least: not `C:`
-_SKIP_DIRS = frozenset({".git", "node_modules", ".hg", ".svn"})
 _EMPTY = Checklist(items=(), headings=(), plain_items=())
 
 
@@ -80,20 +84,18 @@ def path_to_uri(path: Path) -> str:
     return path.as_uri()
 
 
-def normalize(path: str | Path) -> Path:
-    """Absolute and normalised (`..` folded) without resolving symlinks, so that a path keeps
-    the spelling the editor uses for it."""
-    return Path(os.path.normpath(os.path.abspath(path)))
-
-
-def split_lines(text: str) -> list[str]:
-    """Lines as LSP counts them (`\\n`, `\\r\\n`, `\\r`), without their line ends.
-
-    `str.splitlines` also splits on form feeds, U+2028 and others, which LSP does not.
-    """
-    if "\r" not in text:
-        return text.split("\n")
-    return re.split(r"\r\n|\r|\n", text)
+def innermost_folder(path: str | None, folders: Iterable[str]) -> str | None:
+    """The deepest of `folders` (paths) that is `path` or holds it, normalized; None for none."""
+    if not path:
+        return None
+    path = os.path.normpath(path)
+    best: str | None = None
+    for folder in folders:
+        root = os.path.normpath(folder)
+        inside = path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+        if inside and (best is None or len(root) > len(best)):
+            best = root
+    return best
 
 
 @dataclass(frozen=True)
@@ -194,6 +196,7 @@ class WorkspaceIndex:
         self._folders: list[Folder] = []
         self._subs: dict[str, _FolderSubs] = {}
         self._patterns: list[str] = []
+        self._folder_patterns: dict[str, list[str]] = {}
         self._registry = StateRegistry.default()
         self._open: dict[Path, _OpenDoc] = {}
         self._cache: dict[Path, FileState] = {}
@@ -215,13 +218,24 @@ class WorkspaceIndex:
             f.key: self._subs.get(f.key) or self._load_overrides(f) for f in self._folders
         }
 
-    def configure(self, patterns: Iterable[str], registry: StateRegistry) -> None:
-        """Apply `markdownFiles` and the state registry (a new registry drops every parse)."""
+    def configure(
+        self,
+        patterns: Iterable[str],
+        registry: StateRegistry,
+        folder_patterns: Mapping[str, Sequence[str]] | None = None,
+    ) -> None:
+        """Apply `markdownFiles` and the state registry (a new registry drops every parse).
+        `folder_patterns` (by folder key) replace `patterns` for the folders it names."""
         self._patterns = list(patterns)
+        self._folder_patterns = {k: list(v) for k, v in (folder_patterns or {}).items()}
         if registry != self._registry:
             self._registry = registry
             self._cache.clear()
         self.invalidate_globs()
+
+    def patterns(self, folder: Folder) -> list[str]:
+        """The `markdownFiles` of `folder`."""
+        return list(self._folder_patterns.get(folder.key, self._patterns))
 
     def set_store(self, store: SubscriptionStore | None) -> None:
         """Use `store` for the command-made subscriptions from now on (reloads them)."""
@@ -273,7 +287,7 @@ class WorkspaceIndex:
             return []
         if subs.effective is None:
             if subs.globbed is None:
-                subs.globbed = list(expand_patterns(folder.path, self._patterns))
+                subs.globbed = list(expand_patterns(folder.path, self.patterns(folder)))
             subs.effective = sorted((set(subs.globbed) | subs.added) - subs.removed)
         return list(subs.effective)
 
@@ -290,8 +304,8 @@ class WorkspaceIndex:
 
     def folder_of(self, path: Path) -> Folder | None:
         """The innermost workspace folder holding `path`."""
-        inside = [f for f in self._folders if f.contains(path)]
-        return max(inside, key=lambda f: len(f.path.parts), default=None)
+        key = innermost_folder(str(path), [f.key for f in self._folders])
+        return next((f for f in self._folders if f.key == key), None) if key else None
 
     def subscription_folder(self, path: Path) -> Folder | None:
         """The folder whose subscription set holds `path`, or None when it is not subscribed."""
@@ -421,60 +435,3 @@ class WorkspaceIndex:
         for path in self.subscribed(folder):
             found += self.state(path).open_items(folder.relative(path))
         return found
-
-
-def expand_patterns(base: Path, patterns: Iterable[str]) -> Iterator[Path]:
-    """Files named by `patterns` (paths or globs, relative to `base` unless absolute).
-
-    A plain path is yielded even when the file does not exist (it is picked up when created).
-    Globs walk the tree without following symlinked directories, so loops cannot hang it.
-    """
-    for pattern in patterns:
-        full = normalize(base / pattern)
-        if not _GLOB_MAGIC.search(pattern):
-            yield full
-            continue
-        parts = Path(os.path.abspath(base / pattern)).parts
-        fixed = next(i for i, part in enumerate(parts) if _GLOB_MAGIC.search(part))
-        root = Path(*parts[:fixed])
-        regex = glob_regex("/".join(parts[fixed:]))
-        yield from _walk_matches(root, regex)
-
-
-def _walk_matches(root: Path, regex: re.Pattern[str]) -> Iterator[Path]:
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-        dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS)
-        rel_dir = os.path.relpath(dirpath, root)
-        prefix = "" if rel_dir == "." else Path(rel_dir).as_posix() + "/"
-        for name in sorted(filenames):
-            if regex.fullmatch(prefix + name):
-                yield normalize(os.path.join(dirpath, name))
-
-
-def glob_regex(pattern: str) -> re.Pattern[str]:
-    """Compile a `/`-separated glob: `*` and `?` stay in one path segment, `**` spans any
-    number of segments, `[...]` is a character class (`[!...]` negated)."""
-    out: list[str] = []
-    i, n = 0, len(pattern)
-    while i < n:
-        if pattern.startswith("**/", i):
-            out.append("(?:[^/]*/)*")
-            i += 3
-            continue
-        if pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-            continue
-        char = pattern[i]
-        if char == "*":
-            out.append("[^/]*")
-        elif char == "?":
-            out.append("[^/]")
-        elif char == "[" and (end := pattern.find("]", i + 2)) != -1:
-            body = pattern[i + 1 : end].replace("\\", "\\\\")
-            out.append("[^" + body[1:] + "]" if body.startswith("!") else "[" + body + "]")
-            i = end
-        else:
-            out.append(re.escape(char))
-        i += 1
-    return re.compile("".join(out))

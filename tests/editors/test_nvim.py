@@ -339,6 +339,7 @@ def test_checkhealth_passes(tmp_path: Path, plugin_copy: Path) -> None:
     # The status line is reported; the supervisor (no OpenCode here) is a warning, not an error.
     assert any("status: " in line and "2/5 open" in line for line in run.data["attached"])
     assert any("WARNING supervisor" in line for line in run.data["attached"])
+    assert any("`opencode --port 4096`" in line for line in run.data["attached"])
 
 
 def test_help_tags_resolve(tmp_path: Path, plugin_copy: Path) -> None:

@@ -25,9 +25,9 @@ import sys
 import threading
 import time
 import urllib.request
+import zipfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -36,6 +36,7 @@ from fake_model import FakeModel, bash, stall, text
 from scenarios import OpencodeServer
 from test_editor_agent import FIRST_OPEN_LINE, model, nudges_received, opencode, state_words
 
+from todo_ls import __version__
 from todo_ls.store import Store
 
 pytestmark = pytest.mark.editor
@@ -103,16 +104,22 @@ def _free_port() -> int:
         return port
 
 
-def _env(tmp: Path, extra: dict[str, str]) -> dict[str, str]:
+def _env(tmp: Path, extra: dict[str, str | None]) -> dict[str, str]:
     """code-server's environment: Node 24 first, no gallery, every per-user folder in `tmp`, then
-    `extra` (the extension host and the language server inherit all of it)."""
+    `extra`, where None removes a variable (the extension host and the language server inherit
+    all of it)."""
     env = dict(os.environ)
     env["PATH"] = f"{NODE24_BIN}{os.pathsep}{env.get('PATH', '')}"
     env["EXTENSIONS_GALLERY"] = "{}"
     env["TODO_LS_STATE_DIR"] = str(tmp / "todo-ls-state")
     for var in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME"):
         env[var] = str(tmp / var.lower())
-    return {**env, **extra}
+    for name, value in extra.items():
+        if value is None:
+            env.pop(name, None)
+        else:
+            env[name] = value
+    return env
 
 
 def _write_json(path: Path, value: object) -> None:
@@ -121,16 +128,17 @@ def _write_json(path: Path, value: object) -> None:
 
 
 def _profile(
-    tmp: Path, server_command: list[str], opencode: OpencodeServer | None = None
+    tmp: Path, server_command: list[str] | None, opencode: OpencodeServer | None = None
 ) -> tuple[Path, list[str]]:
     """A workspace with PLAN.md subscribed, fresh user settings; returns (workspace, base args).
 
-    Without `opencode` the workspace is a new folder with PLAN and the supervisor points at a
-    closed port. With it, the workspace is OpenCode's project folder (its PLAN.md written by the
-    caller) and the supervisor watches that server, settling fast and without TUI toasts."""
+    Without `opencode` the workspace is a folder with PLAN (written anew) and the supervisor
+    points at a closed port. With it, the workspace is OpenCode's project folder (its PLAN.md
+    written by the caller) and the supervisor watches that server, settling fast and without TUI
+    toasts. `server_command` None leaves `todoLs.server.command` unset: the bundled server."""
     if opencode is None:
         workspace = tmp / "project"
-        workspace.mkdir()
+        workspace.mkdir(exist_ok=True)
         (workspace / "PLAN.md").write_text(PLAN, encoding="utf-8")
         # A closed loopback port: the supervisor stays disconnected, whatever else runs here.
         supervisor: dict[str, object] = {
@@ -144,7 +152,8 @@ def _profile(
             "todoLs.supervisor.toasts": False,
         }
     _write_json(workspace / ".vscode" / "settings.json", {"todoLs.markdownFiles": ["PLAN.md"]})
-    return workspace, _user_settings(tmp, {"todoLs.server.command": server_command, **supervisor})
+    command = {} if server_command is None else {"todoLs.server.command": server_command}
+    return workspace, _user_settings(tmp, {**command, **supervisor})
 
 
 def _user_settings(tmp: Path, todo_ls: dict[str, object]) -> list[str]:
@@ -182,18 +191,20 @@ def _user_settings(tmp: Path, todo_ls: dict[str, object]) -> list[str]:
 
 @contextmanager
 def _code_server(
-    tmp: Path, base: list[str], workspace: Path, extra_env: dict[str, str]
+    tmp: Path, base: list[str], workspace: Path, extra_env: dict[str, str | None], vsix: Path | None
 ) -> Iterator[str]:
-    """Runs code-server in its own process group; yields its URL; kills the group at the end."""
+    """Installs `vsix` (unless None: installed by an earlier run), runs code-server in its own
+    process group; yields its URL; kills the group at the end."""
     env = _env(tmp, extra_env)
-    install = subprocess.run(
-        [*base, "--install-extension", str(VSIX)],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert "successfully installed" in install.stdout, install.stdout + install.stderr
+    if vsix is not None:
+        install = subprocess.run(
+            [*base, "--install-extension", str(vsix)],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert "successfully installed" in install.stdout, install.stdout + install.stderr
     port = _free_port()
     log = (tmp / "code-server.log").open("w")
     process = subprocess.Popen(
@@ -235,59 +246,51 @@ def _code_server(
 Step = dict[str, object]
 
 
-@dataclass
-class Prepared:
-    """A profile made by the test itself: what code-server opens (a folder or a
-    `.code-workspace` file), its base arguments, extra environment for code-server (and the
-    language server) and for the driver (its scenario and inputs)."""
-
-    opens: Path
-    base: list[str]
-    server_env: dict[str, str]
-    driver_env: dict[str, str]
-
-
 def _drive(
     tmp: Path,
-    server_command: list[str],
+    server_command: list[str] | None,
     opencode: OpencodeServer | None = None,
     on_step: Callable[[Step], None] = lambda step: None,
-    prepared: Prepared | None = None,
+    *,
+    scenario: dict[str, str] | None = None,
+    vsix: Path | None = VSIX,
+    env: dict[str, str | None] | None = None,
+    profile: tuple[Path, list[str]] | None = None,
 ) -> list[Step]:
     """Runs vscode_e2e.mjs against a fresh code-server; returns its steps, fails with its story.
 
     With `opencode` the driver runs its "agent" scenario against that server; `on_step` sees
-    each step as the driver reports it, so the test can act on the agent side meanwhile. With
-    `prepared`, the profile and the scenario are the test's own."""
+    each step as the driver reports it, so the test can act on the agent side meanwhile.
+    `scenario` (SCENARIO and its inputs) picks another driver scenario, `vsix` the extension to
+    install (None: keep the one an earlier run in `tmp` installed), `env` changes code-server's
+    environment (see _env), `profile` replaces _profile's (what code-server opens, its base
+    arguments)."""
     _installed()
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     (ARTIFACTS / "failure.png").unlink(missing_ok=True)
-    if prepared is None:
-        workspace, base = _profile(tmp, server_command, opencode)
-        password = (
-            {}
-            if opencode is None or opencode.password is None
-            else {"OPENCODE_SERVER_PASSWORD": opencode.password}
-        )
-        prepared = Prepared(workspace, base, password, {"WORKSPACE": str(workspace)})
-        if opencode is not None:
-            prepared.driver_env |= {"SCENARIO": "agent", "PROGRESS": AGENT_PROGRESS}
+    workspace, base = profile or _profile(tmp, server_command, opencode)
+    server_env: dict[str, str | None] = dict(env or {})
+    if opencode is not None and opencode.password is not None:
+        server_env["OPENCODE_SERVER_PASSWORD"] = opencode.password
     steps: list[Step] = []
-    with _code_server(tmp, prepared.base, prepared.opens, prepared.server_env) as url:
-        env = {
+    with _code_server(tmp, base, workspace, server_env, vsix) as url:
+        driver_env = {
             **os.environ,
-            **prepared.driver_env,
             "CODE_SERVER_URL": url,
+            "WORKSPACE": str(workspace),
             "ARTIFACTS": str(ARTIFACTS),
             "PLAYWRIGHT_DIR": str(PLAYWRIGHT),
             "CHROMIUM": str(shutil.which("chromium")),
             "BROKEN_SERVER_COMMAND": json.dumps(BROKEN_SERVER),
         }
+        if opencode is not None:
+            driver_env |= {"SCENARIO": "agent", "PROGRESS": AGENT_PROGRESS}
+        driver_env |= scenario or {}
         stdout: list[str] = []
         with (tmp / "driver.err").open("w+") as stderr:
             driver = subprocess.Popen(
                 [str(NODE24_BIN / "node"), str(DRIVER)],
-                env=env,
+                env=driver_env,
                 stdout=subprocess.PIPE,
                 stderr=stderr,
                 text=True,
@@ -442,6 +445,172 @@ def test_status_bar_follows_a_real_opencode_agent_and_pause(
         shutil.copyfile(ARTIFACTS / "8-agent-working.png", DOCS_PNG)
 
 
+# The self-contained extension: the .vsix the release ships, which sets its server up itself.
+
+
+@pytest.fixture(scope="session")
+def bundled_vsix(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The linux-x64 .vsix as the release builds it (scripts/build-vsix.sh), once per session;
+    its wheel downloads are cached, so a rebuild costs the build and packaging only. Without
+    `npm run check`: test_extension_typechecks_lints_and_passes_its_unit_tests runs it."""
+    out = tmp_path_factory.mktemp("vsix")
+    started = time.monotonic()
+    build = subprocess.run(
+        [str(REPO / "scripts" / "build-vsix.sh"), "--no-check", "--out", str(out), "linux-x64"],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert build.returncode == 0, build.stdout[-2000:] + build.stderr[-4000:]
+    print(f"scripts/build-vsix.sh linux-x64: {time.monotonic() - started:.1f} s")
+    [vsix] = out.glob("todo-ls-linux-x64-*.vsix")
+    return vsix
+
+
+def test_bundled_vsix_carries_the_wheels_of_its_platform_and_the_one_version(
+    bundled_vsix: Path,
+) -> None:
+    with zipfile.ZipFile(bundled_vsix) as vsix:
+        names = vsix.namelist()
+        manifest = json.loads(vsix.read("extension/wheels/manifest.json"))
+        package = json.loads(vsix.read("extension/package.json"))
+        identity = vsix.read("extension.vsixmanifest").decode()
+    assert manifest["target"] == "linux-x64" and manifest["version"] == __version__
+    assert package["version"] == __version__ and "scripts" not in package
+    assert 'TargetPlatform="linux-x64"' in identity
+    wheels = [n.removeprefix("extension/wheels/") for n in names if n.endswith(".whl")]
+    assert f"todo_ls-{__version__}-py3-none-any.whl" in wheels
+    assert manifest["pip"] in wheels
+    compiled = sorted(w for w in wheels if w.startswith("pydantic_core-"))
+    assert len(compiled) == len(manifest["pythons"]), compiled
+    assert all("manylinux" in w and "x86_64" in w for w in compiled), compiled
+    assert "extension/out/extension.js" in names
+    assert not [n for n in names if "node_modules" in n or n.endswith(".ts")]
+
+
+def _offline_env(path: str) -> dict[str, str | None]:
+    """`path` as the extension host's PATH and pip pointed at a closed port: any download would
+    fail. VSCODE_CLI=1 stops the VS Code server from adding the PATH of the login shell (pyenv
+    shims and all) to the extension host's environment."""
+    return {
+        "PATH": path,
+        "VSCODE_CLI": "1",
+        "PIP_INDEX_URL": f"http://127.0.0.1:{_free_port()}/",
+        "PIP_NO_INDEX": None,
+        "PIP_FIND_LINKS": None,
+    }
+
+
+def _path_without_todo_ls() -> str:
+    """Node 24 and every PATH folder without a todo-ls in it (so also without .venv/bin)."""
+    folders = [NODE24_BIN, *map(Path, os.environ.get("PATH", "").split(os.pathsep))]
+    path = os.pathsep.join(str(d) for d in folders if str(d) and not (d / "todo-ls").exists())
+    assert shutil.which("todo-ls", path=path) is None
+    return path
+
+
+def _server_processes(tmp: Path) -> list[list[str]]:
+    """Command lines of the running todo-ls servers whose interpreter lives under `tmp`."""
+    found = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            args = cmdline.read_bytes().decode(errors="replace").split("\0")[:-1]
+        except OSError:  # the process ended meanwhile
+            continue
+        if "todo_ls" in args and args[0].startswith(str(tmp)):
+            found.append(args)
+    return found
+
+
+def _setup_ms(log: str, kind: str) -> int:
+    """The setup time the extension logged: kind "set up" (first start) or "reused"."""
+    pattern = r"Server set up in \S+ \((\d+) ms\)" if kind == "set up" else r"\(reused, (\d+) ms\)"
+    [ms] = re.findall(pattern, log)
+    return int(ms)
+
+
+def test_bundled_server_sets_itself_up_offline_and_a_second_start_reuses_it(
+    tmp_path: Path, bundled_vsix: Path
+) -> None:
+    path = _path_without_todo_ls()
+    python3 = shutil.which("python3", path=path)
+    assert python3 is not None, "the test needs a python3 (3.10-3.13) on PATH"
+    env = _offline_env(path)
+    servers: list[list[str]] = []
+
+    def on_step(step: Step) -> None:
+        if step["step"] == "status bar":
+            servers.extend(_server_processes(tmp_path))
+
+    scenario = {"SCENARIO": "bundled"}
+    first = _drive(tmp_path, None, None, on_step, scenario=scenario, vsix=bundled_vsix, env=env)
+    assert [s["step"] for s in first] == [
+        "workbench loaded",
+        "PLAN.md open",
+        "status bar",
+        "quick fix menu",
+        "quick fix applied",
+    ]
+    # One venv in the extension's storage, made from the python3 on PATH, serving the wheel's
+    # version; the running server is that venv's interpreter.
+    storage = tmp_path / "user-data" / "User" / "globalStorage" / "todo-ls.todo-ls" / "server"
+    [venv] = storage.iterdir()
+    ready = json.loads((venv / "todo-ls-ready.json").read_text("utf-8"))
+    probe = [python3, "-c", "import sys; print(sys.executable)"]
+    interpreter = subprocess.run(probe, env={**os.environ, "PATH": path}, capture_output=True)
+    assert ready["executable"] == interpreter.stdout.decode().strip()
+    assert ready["server"] == f"todo-ls {__version__}"
+    server = [str(venv / "bin" / "python"), "-I", "-m", "todo_ls"]
+    assert servers == [server]
+    log = _output_channel(tmp_path)
+    assert f"Starting the server: {' '.join(server)}" in log
+
+    # Second start, same profile: the venv is found ready, nothing is installed again.
+    second = _drive(tmp_path, None, None, on_step, scenario=scenario, vsix=None, env=env)
+    assert [s["step"] for s in second] == [s["step"] for s in first]
+    assert list(storage.iterdir()) == [venv]
+    log = _output_channel(tmp_path)
+    set_up, reused = _setup_ms(log, "set up"), _setup_ms(log, "reused")
+    print(
+        f"bundled server: first start set up in {set_up} ms, status bar at "
+        f"{first[2]['ms']} ms; second start ready in {reused} ms, status bar at "
+        f"{second[2]['ms']} ms (driver time)"
+    )
+    assert reused < 2000 < set_up, (set_up, reused)
+    assert log.count("Starting the server") == 2
+
+
+def test_bundled_server_without_python_says_so_once_and_does_not_restart(
+    tmp_path: Path, bundled_vsix: Path
+) -> None:
+    path = str(NODE24_BIN)  # node for code-server, and no Python at all
+    assert not any(shutil.which(p, path=path) for p in ("python3", "python", "todo-ls"))
+    steps = _drive(
+        tmp_path,
+        None,
+        scenario={"SCENARIO": "no-python", "OBSERVE_MS": "5000"},
+        vsix=bundled_vsix,
+        env=_offline_env(path),
+    )
+    assert [s["step"] for s in steps] == [
+        "workbench loaded",
+        "PLAN.md open",
+        "no Python",
+        "still no Python",
+    ]
+    message = str(steps[2]["message"])
+    assert "todo-ls needs Python 3.10–3.13" in message
+    assert "found no Python on PATH" in message
+    assert "sudo apt install python3" in message
+    # Five seconds later: the same status, the one message, and no server ever started.
+    assert steps[3]["statusBar"] is True
+    assert steps[3]["toasts"] == 1
+    log = _output_channel(tmp_path)
+    assert log.count("todo-ls needs Python") == 1, log
+    assert "Starting the server" not in log
+    assert not (tmp_path / "user-data" / "User" / "globalStorage" / "todo-ls.todo-ls").exists()
+
+
 TASKS = "# Tasks\n\n- [ ] only item here\n- [x] done one\n"
 SESSION = "ses_second"
 
@@ -471,13 +640,13 @@ def test_multi_root_status_per_folder_and_an_agent_todo_list_in_real_vscode(
             "todoLs.supervisor.url": fake.url,
             "todoLs.supervisor.toasts": False,
         }
-        prepared = Prepared(
-            opens,
-            _user_settings(tmp_path, settings),
-            {PASSWORD_ENV: fake.password},
-            {"SCENARIO": "folders", "WORKSPACE": str(project), "SESSION": SESSION},
+        run = _drive(
+            tmp_path,
+            None,
+            scenario={"SCENARIO": "folders", "WORKSPACE": str(project), "SESSION": SESSION},
+            env={PASSWORD_ENV: fake.password},
+            profile=(opens, _user_settings(tmp_path, settings)),
         )
-        run = _drive(tmp_path, [], prepared=prepared)
     steps = {str(step["step"]): step for step in run}
     assert list(steps) == [
         "workbench loaded",

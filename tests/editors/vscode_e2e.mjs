@@ -5,7 +5,9 @@
 //   WORKSPACE        the folder with PLAN.md    ARTIFACTS       where the screenshots go
 //   CHROMIUM         the Chromium binary
 //   BROKEN_SERVER_COMMAND  JSON array: a server command line that cannot start
-//   SCENARIO         "editing" (default), "agent" (then PROGRESS: the count PLAN.md starts with) or
+//   SCENARIO         "editing" (default), "agent" (then PROGRESS: the count PLAN.md starts with),
+//                    "bundled" (the server the extension set up itself: status, then a quick fix),
+//                    "no-python" (no Python to set it up with: one message, no restarts) or
 //                    "folders" (a multi-root workspace: WORKSPACE is its first folder, with PLAN.md;
 //                    the second folder holds TASKS.md and an agent session SESSION with a todo list)
 // Prints one JSON line per passed step (ms since start) and exits 1 on the first failure.
@@ -87,10 +89,30 @@ async function openFile(name, line) {
   step(`${name} open`);
 }
 
-/** The editor features without an agent: status, hints, lens, problems, quick fix, commands. */
-async function editing() {
+/** The status bar shows PLAN.md's counts: the server runs and has read the plan. */
+async function statusBarCounts() {
   const text = await waitFor("the todo-ls status", () => statusBar.innerText(), (t) => /📋 [█░]+ 3\/5 open/.test(t));
   step("status bar", { text: text.match(/📋 [^\n]*open[^\n]*/)[0], screenshot: await shot("1-status-bar") });
+}
+
+/** Ctrl+. on the first item → "Mark done": the line, the count and the heading's hint follow. */
+async function quickFixMarksDone() {
+  await page.locator(".monaco-editor .view-line", { hasText: "write the intro" }).click();
+  await page.keyboard.press("End");
+  await page.keyboard.press("Control+.");
+  const markDone = page.locator(".action-widget .monaco-list-row", { hasText: /Mark done(?! with)/ }).first();
+  await markDone.waitFor({ timeout: TIMEOUT });
+  step("quick fix menu", { screenshot: await shot("3-quick-fix") });
+  await markDone.click();
+  await waitFor("the edited line", () => editorLines.innerText(), (t) => t.includes("- [x] write the intro ✓"));
+  const after = await waitFor("the new count", () => statusBar.innerText(), (t) => /📋 [█░]+ 2\/5 open/.test(t));
+  await waitFor("the heading hint update", () => editorLines.innerText(), (t) => /Plan — café.*3\/5 done/.test(t));
+  step("quick fix applied", { text: after.match(/📋 [^\n]*open[^\n]*/)[0] });
+}
+
+/** The editor features without an agent: status, hints, lens, problems, quick fix, commands. */
+async function editing() {
+  await statusBarCounts();
 
   // Inlay hints: after the heading (all five items) and after the parent item (its two children).
   const lines = await waitFor("inlay hints", () => editorLines.innerText(),
@@ -109,18 +131,7 @@ async function editing() {
     (t) => (t.match(/todo-ls/g) ?? []).length >= 3 && t.includes("write the intro ✓"));
   step("problems", { first: rows.split("\n").find((l) => l.includes("write the intro")), screenshot: await shot("2-problems-and-hints") });
 
-  // Quick fix on the item line: Ctrl+. → "Mark done".
-  await page.locator(".monaco-editor .view-line", { hasText: "write the intro" }).click();
-  await page.keyboard.press("End");
-  await page.keyboard.press("Control+.");
-  const markDone = page.locator(".action-widget .monaco-list-row", { hasText: /Mark done(?! with)/ }).first();
-  await markDone.waitFor({ timeout: TIMEOUT });
-  step("quick fix menu", { screenshot: await shot("3-quick-fix") });
-  await markDone.click();
-  await waitFor("the edited line", () => editorLines.innerText(), (t) => t.includes("- [x] write the intro ✓"));
-  const after = await waitFor("the new count", () => statusBar.innerText(), (t) => /📋 [█░]+ 2\/5 open/.test(t));
-  await waitFor("the heading hint update", () => editorLines.innerText(), (t) => /Plan — café.*3\/5 done/.test(t));
-  step("quick fix applied", { text: after.match(/📋 [^\n]*open[^\n]*/)[0] });
+  await quickFixMarksDone();
 
   // The status bar item's tooltip lists each subscribed file.
   const item = statusBar.locator(".statusbar-item", { hasText: "📋" });
@@ -268,7 +279,7 @@ async function folders() {
   const second = await waitFor("the second folder's status", () => statusBar.innerText(), (t) => /📋 [█░]+ 1\/2 open · working/.test(t));
   step("second folder status", { text: second.match(/📋 [^\n]*/)[0] });
   const hover = await tooltip("the session's todos", (t) => new RegExp(`^${session} working · .*1/2 todos · opencode-v2`, "m").test(t));
-  step("tooltip shows the session's todos", { tooltip: hover.split("\n").filter(Boolean), screenshot: await shot("11-folders-tooltip") });
+  step("tooltip shows the session's todos", { tooltip: hover.split("\n").filter(Boolean), screenshot: await shot("13-folders-tooltip") });
   await page.mouse.move(1000, 480);
   await page.keyboard.press("Escape");
 
@@ -277,7 +288,7 @@ async function folders() {
   const row = page.locator(".quick-input-list .monaco-list-row", { hasText: "Update the docs" });
   await row.waitFor({ timeout: TIMEOUT });
   const rows = await page.locator(".quick-input-list .monaco-list-row").allInnerTexts();
-  step("quick pick lists the session items", { rows: rows.map((r) => plain(r).replace(/\n/g, " ")), screenshot: await shot("12-folders-quick-pick") });
+  step("quick pick lists the session items", { rows: rows.map((r) => plain(r).replace(/\n/g, " ")), screenshot: await shot("14-folders-quick-pick") });
   await row.click();
   const toast = page.locator(".notification-toast", { hasText: "is now completed" }).first();
   await toast.waitFor({ timeout: TIMEOUT });
@@ -292,6 +303,20 @@ async function folders() {
   step("first folder status", { text: first.match(/📋 [^\n]*/)[0] });
 }
 
+/**
+ * No Python the bundled server fits: the status bar and one error message say so, and nothing
+ * retries. The window is watched for a while (OBSERVE_MS) to catch restarts.
+ */
+async function noPython() {
+  const text = await waitFor("the no-Python status", () => statusBar.innerText(), (t) => t.includes("todo-ls: no Python"), 60_000);
+  const toasts = page.locator(".notification-toast", { hasText: "todo-ls needs Python" });
+  await toasts.first().waitFor({ timeout: TIMEOUT });
+  step("no Python", { text: text.split("\n").find((l) => l.includes("no Python")), message: plain(await toasts.first().innerText()), screenshot: await shot("11-no-python") });
+  await page.waitForTimeout(Number(env("OBSERVE_MS")));
+  const after = plain(await statusBar.innerText());
+  step("still no Python", { statusBar: after.includes("todo-ls: no Python"), toasts: await toasts.count() });
+}
+
 let failed = false;
 try {
   if (scenario === "folders") {
@@ -300,6 +325,13 @@ try {
     await statusBar.waitFor({ timeout: TIMEOUT });
     step("workbench loaded");
     await folders();
+  } else if (scenario === "bundled") {
+    await openPlan("write the intro");
+    await statusBarCounts();
+    await quickFixMarksDone();
+  } else if (scenario === "no-python") {
+    await openPlan("write the intro");
+    await noPython();
   } else if (scenario === "agent") {
     await openPlan(PLAN.split("\n")[0]);
     await agent();

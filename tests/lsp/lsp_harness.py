@@ -43,6 +43,12 @@ def with_no_host(section: dict[str, Any]) -> dict[str, Any]:
     return {**section, "supervisor": {**supervisor, "url": NO_HOST_URL}}
 
 
+# `start_editor(init_options=NO_INIT_OPTIONS)`: send no initializationOptions at all, as a
+# client configured only through `workspace/configuration` does (Neovim's `vim.lsp.start`
+# with `settings`, most generic clients).
+NO_INIT_OPTIONS = object()
+
+
 PLAN = """\
 # Plan
 
@@ -175,10 +181,11 @@ class Editor:
         self.server_capabilities = types.ServerCapabilities()
         self._changed = asyncio.Event()
 
-    def configure(self, settings: dict[str, Any]) -> None:
+    def configure(self, settings: dict[str, Any], folder: Path | None = None) -> None:
         """What the editor answers `workspace/configuration` with from now on (the harness's
-        default host included, see `with_no_host`)."""
-        self.client.set_configuration(with_no_host(settings), section="todoLs")
+        default host included, see `with_no_host`): for every scope, or for `folder`'s."""
+        scope = folder.as_uri() if folder is not None else None
+        self.client.set_configuration(with_no_host(settings), section="todoLs", scope_uri=scope)
 
     def uri(self, name: str) -> str:
         return (self.root / name).as_uri()
@@ -275,8 +282,8 @@ async def start_editor(
     init_options: Any = None,
     more_folders: tuple[Path, ...] = (),
 ) -> Editor:
-    """Start todo-ls, connect a test editor and run initialize/initialized (`root` is the
-    first workspace folder, `more_folders` the others)."""
+    """Start todo-ls, connect a test editor and run initialize/initialized. `root` is the
+    first workspace folder, `more_folders` the others of a multi-root workspace."""
     # XDG_STATE_HOME too: the supervisor's 2.x discovery must never find a real OpenCode
     # registration file of the machine running the tests.
     env = {
@@ -323,7 +330,9 @@ async def start_editor(
 
     if settings is not None:
         editor.configure(settings)
-    if init_options is None:
+    if init_options is NO_INIT_OPTIONS:
+        init_options = None
+    elif init_options is None:
         init_options = {"todoLs": with_no_host({})}
     elif isinstance(init_options, dict) and isinstance(init_options.get("todoLs"), dict):
         init_options = {**init_options, "todoLs": with_no_host(init_options["todoLs"])}

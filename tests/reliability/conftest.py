@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 TESTS = Path(__file__).resolve().parents[1]
-for helper_dir in (TESTS / "hosts", TESTS / "unit", TESTS / "lsp"):
+# bench/: the JSON-RPC framer the benchmarks' client uses too (jsonrpc_frames.py).
+for helper_dir in (TESTS / "hosts", TESTS / "unit", TESTS / "lsp", TESTS.parent / "bench"):
     if str(helper_dir) not in sys.path:
         sys.path.append(str(helper_dir))

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import jsonrpc_frames
 from fake_v2 import FakeV2Server
 
 REPO = Path(__file__).resolve().parents[2]
@@ -84,9 +85,8 @@ def initialize_over_stdio(
             "initializationOptions": options,
         },
     }
-    for message in (request, {"jsonrpc": "2.0", "method": "initialized", "params": {}}):
-        body = json.dumps(message).encode()
-        proc.stdin.write(b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+    for message in (request, {"method": "initialized", "params": {}}):
+        proc.stdin.write(jsonrpc_frames.encode(message))
         proc.stdin.flush()
     while True:
         answer = read_message(proc)
@@ -97,16 +97,10 @@ def initialize_over_stdio(
 def read_message(proc: subprocess.Popen[bytes]) -> dict[str, Any]:
     """One JSON-RPC message from the server's stdout (blocking)."""
     assert proc.stdout is not None
-    while True:
-        length = 0
-        while (line := proc.stdout.readline().strip()) != b"":
-            name, _, value = line.partition(b":")
-            if name.lower() == b"content-length":
-                length = int(value)
-        if length:
-            return dict(json.loads(proc.stdout.read(length)))
-        if proc.poll() is not None:
-            raise AssertionError(f"the language server exited ({proc.returncode})")
+    message = jsonrpc_frames.read_message(proc.stdout)
+    if message is None:
+        raise AssertionError(f"the language server exited ({proc.wait()})")
+    return message
 
 
 def wait_until(condition: Callable[[], object], timeout: float, what: str) -> None:
@@ -196,9 +190,9 @@ class StdioLanguageServer:
                 if message.get("method") == "todoLs/status":
                     self.supervisor = message["params"].get("supervisor") or {}
                 elif "id" in message and "method" in message:
-                    body = json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": None})
-                    data = body.encode()
-                    self.proc.stdin.write(b"Content-Length: %d\r\n\r\n%s" % (len(data), data))
+                    self.proc.stdin.write(
+                        jsonrpc_frames.encode({"id": message["id"], "result": None})
+                    )
                     self.proc.stdin.flush()
         except (AssertionError, OSError, ValueError):
             return  # the server exited: alive() says so

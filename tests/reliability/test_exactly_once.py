@@ -11,7 +11,6 @@ of a session), so every phase uses its own session.
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
@@ -22,6 +21,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import jsonrpc_frames
 import pytest
 from fake_model import FakeModel
 from fake_v2 import FakeV2Server
@@ -72,8 +72,7 @@ class Member:
 
     def _reply(self, request_id: Any) -> None:
         assert self.proc.stdin is not None
-        body = json.dumps({"jsonrpc": "2.0", "id": request_id, "result": None}).encode()
-        self.proc.stdin.write(b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+        self.proc.stdin.write(jsonrpc_frames.encode({"id": request_id, "result": None}))
         self.proc.stdin.flush()
 
     def kill(self) -> None:

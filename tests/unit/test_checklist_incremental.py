@@ -11,7 +11,7 @@ import pytest
 
 from todo_ls.checklist import parse
 from todo_ls.checklist.incremental import reparse
-from todo_ls.workspace import split_lines
+from todo_ls.checklist.lines import split_lines
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 from corpus import make_corpus

@@ -536,3 +536,33 @@ def test_the_wal_of_a_corrupt_file_held_open_elsewhere_is_not_replayed(db: Path)
     fresh.close()
     other.close()
     assert any(p.name.endswith("-wal") for p in aside(db, "corrupt"))
+
+
+def test_stop_blocks_are_claimed_once_per_opportunity(store: Store, db: Path) -> None:
+    other = Store(db)  # another hook process
+    first = store.claim_stop_block("s", "p1\x1ft10\x1fh", "t10", "h", "hook:1", 100.0)
+    assert first is not None and first.number == 1
+    assert other.claim_stop_block("s", "p1\x1ft10\x1fh", "t10", "h", "hook:2", 100.1) is None
+    assert other.has_stop_block("s", "p1\x1ft10\x1fh")
+    second = other.claim_stop_block("s", "p1\x1ft25\x1fh", "t25", "h", "hook:2", 101.0)
+    assert second is not None and second.number == 2
+    # A block is a sent nudge in the shared ledger: the caps count it.
+    assert store.episode_nudge_count("s") == 2
+    assert store.consecutive_same_hash("s", "h") == 2
+    assert store.last_stop_mark("s") == "t25"
+    other.close()
+
+
+def test_hook_sessions_keep_turn_and_title_unless_given(store: Store) -> None:
+    store.record_hook_session("s", "codex", "/p", "working", 1.0, turn="t1", title="fix it")
+    store.record_hook_session("s", "codex", "/p", "idle", 2.0, detail="stopped")
+    (session,) = store.hook_sessions()
+    assert (session.state, session.turn, session.title, session.detail) == (
+        "idle",
+        "t1",
+        "fix it",
+        "stopped",
+    )
+    assert store.hook_sessions(since=3.0) == []
+    assert store.forget_dormant(cutoff=10.0) >= 0
+    assert store.hook_session("s") is None  # quiet since before the cutoff

@@ -15,7 +15,7 @@ import pytest
 from fake_host import ALL_CAPABILITIES, FakeHost
 
 from todo_ls.config import Settings, SupervisorSettings
-from todo_ls.headless import run_supervise, supervise, supervisor_settings
+from todo_ls.headless import headless_settings, run_supervise, supervise
 from todo_ls.hosts.base import Capability, Host
 from todo_ls.server.supervisor_bridge import Supervision
 from todo_ls.store import Store
@@ -281,12 +281,13 @@ def test_bad_arguments_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]
 
 
 def test_settings_come_inline_or_from_a_json_file(tmp_path: Path) -> None:
-    inline = supervisor_settings('{"supervisor": {"settleMs": 1234}}', None)
-    assert isinstance(inline, SupervisorSettings) and inline.settle_ms == 1234
+    inline = headless_settings('{"supervisor": {"settleMs": 1234}}', None, tmp_path)
+    assert not isinstance(inline, str) and inline.supervisor.settle_ms == 1234
     file = tmp_path / "todo-ls.json"
     file.write_text('{"supervisor": {"settleMs": 4321, "scope": "all"}}', encoding="utf-8")
-    from_file = supervisor_settings(str(file), "http://127.0.0.1:9")
-    assert isinstance(from_file, SupervisorSettings)
+    loaded = headless_settings(str(file), "http://127.0.0.1:9", tmp_path)
+    assert not isinstance(loaded, str)
+    from_file = loaded.supervisor
     assert (from_file.settle_ms, from_file.scope, from_file.url) == (
         4321,
         "all",
@@ -368,3 +369,27 @@ async def test_toggle_without_a_runtime_uses_the_store(tmp_path: Path) -> None:
     assert b.ls.store.session_todos("ses_hook") == [{"content": "a", "status": "pending"}]
     b.ls.store = None
     assert b.sup.toggle_todo("ses_hook", 0, None)["reason"] == "the state store is unavailable"
+
+
+async def test_headless_without_opencode_says_what_to_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Real discovery: this machine's processes are listed, and none serves this new folder.
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xdg-state"))  # no 2.x registration
+    project = tmp_path / "project"
+    project.mkdir()
+    out = io.StringIO()
+    stop = asyncio.Event()
+    store = Store(tmp_path / "state.db")
+    task = asyncio.ensure_future(
+        supervise(SupervisorSettings(), project, out, clock=FakeClock(), store=store, stop=stop)
+    )
+    for _ in range(400):
+        if "not connected" in out.getvalue():
+            break
+        await asyncio.sleep(0.05)
+    stop.set()
+    assert await task == 0
+    [line] = [x for x in out.getvalue().splitlines() if x.startswith("not connected")]
+    assert "`opencode --port 4096`" in line
+    assert "`opencode serve`" in line and "opencode attach" in line

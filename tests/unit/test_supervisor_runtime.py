@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +17,7 @@ from todo_ls.hosts.base import Capability, Host, HostError
 from todo_ls.store import Store
 from todo_ls.supervisor import events as ev
 from todo_ls.supervisor.clock import FakeClock
-from todo_ls.supervisor.runtime import NudgeSent, Runtime, folder_of
+from todo_ls.supervisor.runtime import NudgeSent, Runtime
 
 S = "ses_a"
 TODOS = (
@@ -36,12 +36,14 @@ class Harness:
         clock: FakeClock | None = None,
         capabilities: frozenset[Capability] = ALL_CAPABILITIES,
         connect_errors: int = 0,
+        more_folders: tuple[str, ...] = (),
+        folder_settings: Callable[[str], SupervisorSettings | None] | None = None,
     ) -> None:
         self.project = str(tmp_path / "project")
         self.clock = clock or FakeClock()
         self.host = FakeHost(capabilities)
         self.store = Store(tmp_path / "state.db")
-        self.workspace = FakeWorkspace([self.project])
+        self.workspace = FakeWorkspace([self.project, *more_folders])
         self.messages: list[str] = []
         self.nudged: list[NudgeSent] = []
         self.changes = 0
@@ -56,6 +58,7 @@ class Harness:
             on_change=self._changed,
             on_user_message=self.messages.append,
             on_nudge=self.nudged.append,
+            folder_settings=folder_settings,
         )
 
     async def _connect(self) -> Host:
@@ -148,6 +151,25 @@ async def test_exactly_one_nudge_per_opportunity(h: Harness) -> None:
     ]
     assert [n.number for n in h.store.nudges(S)] == [1, 2]
     assert h.session()["nudges"] == 2
+
+
+async def test_each_workspace_folder_has_its_own_supervisor_settings(tmp_path: Path) -> None:
+    quick, off = str(tmp_path / "quick"), str(tmp_path / "off")
+    own = {quick: SupervisorSettings(settle_ms=1000), off: SupervisorSettings(enabled=False)}
+    h = Harness(tmp_path, more_folders=(quick, off), folder_settings=own.get)
+    await h.start()
+    try:
+        await h.turn("ses_quick", directory=quick)
+        await h.turn("ses_off", directory=off)
+        await h.turn(S)  # the first folder has no settings of its own: the runtime's (5 s)
+        await h.advance(1.0)
+        assert [s.session_id for s in h.host.sent] == ["ses_quick"]
+        await h.advance(4.0)
+        assert [s.session_id for s in h.host.sent] == ["ses_quick", S]
+        await h.advance(120.0)  # the folder with the supervisor off is never nudged
+        assert "ses_off" not in {s.session_id for s in h.host.sent}
+    finally:
+        await h.close()
 
 
 async def test_rate_limit_between_nudges(h: Harness) -> None:
@@ -670,14 +692,6 @@ async def test_a_failed_lookup_is_one_warning_without_traceback(
     assert "look up ses_new" in record.getMessage()
     assert "connection refused" in record.getMessage()
     assert "Traceback" not in caplog.text
-
-
-def test_folder_of_picks_the_deepest_folder() -> None:
-    folders = ["/w/a", "/w/a/b", "/w/c"]
-    assert folder_of("/w/a/b/x", folders) == "/w/a/b"
-    assert folder_of("/w/a", folders) == "/w/a"
-    assert folder_of("/w/ab", folders) is None
-    assert folder_of(None, folders) is None
 
 
 async def test_stop_during_a_send_leaves_nothing_behind(h: Harness) -> None:

@@ -17,7 +17,7 @@ from todo_ls.config import Settings
 PACKAGE_JSON = Path(__file__).resolve().parents[2] / "editors" / "vscode" / "package.json"
 PREFIX = "todoLs."
 # Read by the extension itself (how to start the server, LSP tracing); never sent to the server.
-CLIENT_ONLY = {"server.command", "trace.server"}
+CLIENT_ONLY = {"server.command", "server.useInstalled", "trace.server"}
 
 
 def _contributed() -> dict[str, dict[str, Any]]:

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from todo_ls.checklist import StateRegistry
+from todo_ls.checklist.lines import split_lines
 from todo_ls.store import Store
 from todo_ls.workspace import (
     Folder,
@@ -15,7 +16,7 @@ from todo_ls.workspace import (
     WorkspaceIndex,
     expand_patterns,
     glob_regex,
-    split_lines,
+    innermost_folder,
 )
 
 
@@ -110,3 +111,17 @@ def test_disk_parse_is_fresh_and_open_text_wins(folder: Folder) -> None:
 
 def test_split_lines_only_on_lsp_line_breaks() -> None:
     assert split_lines("a\r\nb\rc\nd\u2028e\x0cf") == ["a", "b", "c", "d\u2028e\x0cf"]
+
+
+def test_a_final_line_end_is_an_empty_line_for_lsp_and_none_for_markdown() -> None:
+    assert split_lines("a\n") == ["a", ""]
+    assert split_lines("a\r\n", final_empty=False) == ["a"]
+    assert split_lines("", final_empty=False) == [""]
+
+
+def test_innermost_folder_picks_the_deepest_folder() -> None:
+    folders = ["/w/a", "/w/a/b", "/w/c"]
+    assert innermost_folder("/w/a/b/x", folders) == "/w/a/b"
+    assert innermost_folder("/w/a", folders) == "/w/a"
+    assert innermost_folder("/w/ab", folders) is None
+    assert innermost_folder(None, folders) is None

@@ -17,9 +17,6 @@ from todo_ls.checklist.model import Checklist, Heading, PlainListItem, StateRegi
 
 T = TypeVar("T")
 
-# markdown-it-py splits lines on \n, \r\n and \r only (str.splitlines would also split on \v, \f,
-# \x1c-\x1e, \x85, \u2028 and \u2029, which are ordinary characters in markdown).
-_LINE_END_RE = re.compile(r"\r\n|\r|\n")
 # The tasklists plugin requires a GFM whitespace character after `]`; \r and \n cannot occur
 # inside a line here, a line end is handled by `RawListItem.para_multiline`.
 GFM_SPACE = frozenset(" \t\v\f")
@@ -32,15 +29,6 @@ TRIM = (
     + "".join(map(chr, range(0x2000, 0x200B)))
     + "\u2028\u2029\u202f\u205f\u3000"
 )
-
-
-def split_lines(text: str) -> list[str]:
-    """Split like markdown-it-py: on \\n, \\r\\n and \\r; a final line end adds no empty line."""
-    # str.split is several times faster than the regex; most files have no \r at all.
-    lines = _LINE_END_RE.split(text) if "\r" in text else text.split("\n")
-    if len(lines) > 1 and lines[-1] == "":
-        lines.pop()
-    return lines
 
 
 @dataclass(slots=True)

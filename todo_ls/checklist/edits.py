@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from todo_ls.checklist.lines import LINE_END
 from todo_ls.checklist.model import Checklist, PlainListItem, StateRegistry, TaskItem
-
-_LINE_END_RE = re.compile(r"\r\n|\r|\n")
 
 
 @dataclass(frozen=True)
@@ -49,14 +47,14 @@ def apply_edits(text: str, edits: Sequence[MarkerEdit]) -> str:
 
     Raises ValueError if an edit's `old` text is not where the edit says (a stale edit).
     """
-    starts = [0] + [m.end() for m in _LINE_END_RE.finditer(text)]
+    starts = [0] + [m.end() for m in LINE_END.finditer(text)]
     # Apply from the end so earlier offsets stay valid.
     ordered = sorted(edits, key=lambda e: (e.line, e.col), reverse=True)
     for edit in ordered:
         if edit.line >= len(starts):
             raise ValueError(f"edit on line {edit.line} is past the end of the text")
         offset = starts[edit.line] + edit.col
-        line_end = _LINE_END_RE.search(text, starts[edit.line])
+        line_end = LINE_END.search(text, starts[edit.line])
         limit = line_end.start() if line_end else len(text)
         if offset + len(edit.old) > limit or text[offset : offset + len(edit.old)] != edit.old:
             raise ValueError(f"line {edit.line} col {edit.col} does not hold {edit.old!r}")

@@ -10,7 +10,8 @@ from __future__ import annotations
 from functools import cache
 from typing import TYPE_CHECKING
 
-from todo_ls.checklist.assemble import TRIM, RawHeading, RawListItem, assemble, split_lines
+from todo_ls.checklist.assemble import TRIM, RawHeading, RawListItem, assemble
+from todo_ls.checklist.lines import split_lines
 from todo_ls.checklist.model import Checklist, StateRegistry
 
 if TYPE_CHECKING:
@@ -43,7 +44,7 @@ def _map(token: Token) -> tuple[int, int]:
 
 def reference_parse(text: str, registry: StateRegistry | None = None) -> Checklist:
     """Parse `text` with markdown-it-py; slow but by definition right."""
-    lines = split_lines(text)
+    lines = split_lines(text, final_empty=False)
     tokens = reference_markdown_it().parse(text)
     raw_items: list[RawListItem] = []
     raw_headings: list[RawHeading] = []

@@ -29,8 +29,8 @@ from todo_ls.checklist.assemble import (
     headings_of,
     is_blank,
     last_line,
-    split_lines,
 )
+from todo_ls.checklist.lines import split_lines
 from todo_ls.checklist.model import Checklist, PlainListItem, StateRegistry, TaskItem
 
 # Block-level regexes, applied at the first non-space character of a tab-expanded line.
@@ -343,7 +343,7 @@ def scan(text: str, registry: StateRegistry | None = None) -> Checklist:
 
 def scan_only(text: str, registry: StateRegistry | None = None) -> Checklist | None:
     """The scanner alone: None for a document it leaves to markdown-it-py (`_Unsupported`)."""
-    lines = split_lines(text)
+    lines = split_lines(text, final_empty=False)
     found = _Found(lines, registry or _default_registry())
     # Every task item made here outlives the parse, so the cyclic collector's runs during it
     # (one per 700 of them) free nothing and only rescan them: pausing it saves about a tenth

@@ -50,9 +50,12 @@ def file_lenses(
 
 def register(server: TodoLanguageServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_CODE_LENS)
-    def on_code_lens(ls: TodoLanguageServer, params: types.CodeLensParams) -> list[types.CodeLens]:
+    async def on_code_lens(
+        ls: TodoLanguageServer, params: types.CodeLensParams
+    ) -> list[types.CodeLens]:
+        await ls.configuration.ready()  # settings being fetched decide what to show
         path = uri_to_path(params.text_document.uri)
-        if not ls.settings.code_lens.enabled or path is None:
+        if path is None or not ls.settings_for(path).code_lens.enabled:
             return []
         folder = ls.workspace_index.subscription_folder(path)
         if folder is None:
@@ -62,7 +65,7 @@ def register(server: TodoLanguageServer) -> None:
         return file_lenses(
             progress,
             ls.supervision.state_word(folder.key),
-            ls.settings.supervisor.enabled,
+            ls.settings_for(path).supervisor.enabled,
             [session["state"] for session in sessions],
             folder.uri,
         )

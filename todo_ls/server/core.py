@@ -1,15 +1,15 @@
 """`TodoLanguageServer`: the server object and the state every feature module shares.
 
 Feature modules (diagnostics, code actions, ...) register their handlers on it and read:
-`settings` (validated `todoLs` settings), `workspace_index` (folders, subscriptions, parsed
-files), `supervision` (the supervisor bridge), `store` (None when unavailable), `encoding`
-(the negotiated position encoding) and the capability helpers.
+`configuration` (the `todoLs` settings, per workspace folder: `settings_for(path)`, and
+`settings` for what exists once per server), `workspace_index` (folders, subscriptions, parsed
+files), `supervision` (the supervisor bridge), `store` (None when unavailable), `encoding` (the
+negotiated position encoding) and the capability helpers.
 
-Settings become available in one place, `settle`: `initialize` only keeps the raw
-`initializationOptions` and is answered without pydantic or the store (cold start, issue 7);
-`settle` validates them, applies them to the workspace index and opens the store right after
-the answer, before the client's next message is handled (or on the first read of `settings`,
-should that come first).
+Settings reach the server only through `configuration` (configuration.py says from where and
+when); reading them never validates anything or opens the store. The store is opened once,
+explicitly, right after the `initialize` answer (lifecycle.py), and again only when `stateDir`
+changes.
 
 For the supervisor: `ls.workspace_index.folders` and `ls.workspace_index.file_items(folder)`
 give the open items of each workspace folder; `ls.status_changed()` asks for a new
@@ -31,13 +31,14 @@ from pygls.lsp.server import LanguageServer
 
 from todo_ls import __version__
 from todo_ls.checklist import StateRegistry
+from todo_ls.server.configuration import Configuration
 from todo_ls.server.positions import Encoding
 from todo_ls.server.protocol import TodoProtocol
 from todo_ls.server.supervisor_bridge import Supervision
 from todo_ls.workspace import Folder, WorkspaceIndex, normalize
 
-if TYPE_CHECKING:  # pydantic and sqlite3 load after the `initialize` answer (see `settle`)
-    from todo_ls.config import LoadedSettings, Settings
+if TYPE_CHECKING:  # pydantic and sqlite3 load after the `initialize` answer (lifecycle.py)
+    from todo_ls.config import Settings
     from todo_ls.store import Store
 
 log = logging.getLogger(__name__)
@@ -55,9 +56,7 @@ class TodoLanguageServer(LanguageServer):
 
     def __init__(self) -> None:
         super().__init__("todo-ls", __version__, protocol_cls=TodoProtocol)
-        self._settings: Settings | None = None  # None: not validated yet (see `settle`)
-        self._open_store_on_settle = False  # `initialize` seen: `settle` opens the store
-        self.initial_settings: object = None  # the `todoLs` part of initializationOptions
+        self.configuration = Configuration(self)
         self.client_ready = False  # `initialized` arrived: the client shows window/logMessage
         self.workspace_index = WorkspaceIndex()
         self.store: Store | None = None
@@ -89,10 +88,9 @@ class TodoLanguageServer(LanguageServer):
                 return False
         return bool(node)
 
-    @property
-    def severity(self) -> types.DiagnosticSeverity | None:
-        """The configured diagnostic severity, None when diagnostics are off."""
-        return SEVERITIES.get(self.settings.diagnostics.severity)
+    def severity_for(self, path: Path | None) -> types.DiagnosticSeverity | None:
+        """The diagnostic severity configured for `path`'s folder, None when they are off."""
+        return SEVERITIES.get(self.settings_for(path).diagnostics.severity)
 
     @property
     def registry(self) -> StateRegistry:
@@ -118,36 +116,13 @@ class TodoLanguageServer(LanguageServer):
 
     @property
     def settings(self) -> Settings:
-        """The validated `todoLs` settings (defaults until `initialize`)."""
-        if self._settings is None:
-            self.settle()
-        assert self._settings is not None
-        return self._settings
+        """The settings that exist once per server (the first folder's: `stateDir`, `states`,
+        `supervisor.*`); `settings_for` has a file's own. Loaded after `initialize`."""
+        return self.configuration.settings
 
-    def expect_settings(self, raw: object) -> None:
-        """`initialize`: keep the raw `todoLs` options for `settle` (no validation yet)."""
-        self.initial_settings = raw
-        self._settings = None
-        self._open_store_on_settle = True
-
-    def settle(self) -> None:
-        """Validate the `initializationOptions`, make them current and open the store: the one
-        place where settings become available. Scheduled by `initialize` to run right after
-        its answer; the first read of `settings` runs it earlier if needed. Warnings wait for
-        `initialized` (lifecycle.py), when the client can show them."""
-        if self._settings is not None:
-            return
-        self.use_settings(self.read_settings(self.initial_settings).settings)
-        if self._open_store_on_settle:
-            self._open_store_on_settle = False
-            self.open_store()
-
-    def read_settings(self, raw: object) -> LoadedSettings:
-        """Validate a raw `todoLs` settings object (invalid keys fall back to defaults)."""
-        # pydantic is imported here, never on the path to the `initialize` answer.
-        from todo_ls.config import load_settings
-
-        return load_settings(raw)
+    def settings_for(self, path: Path | None) -> Settings:
+        """The settings of the workspace folder holding `path`."""
+        return self.configuration.for_path(path)
 
     def workspace_folders(self) -> list[Folder]:
         """The client's workspace folders; the root URI or the current directory without."""
@@ -159,7 +134,8 @@ class TodoLanguageServer(LanguageServer):
         return folders or [Folder.from_path(normalize(os.getcwd()))]
 
     def open_store(self) -> None:
-        """(Re)open the shared store where the settings say; without it, stay in memory."""
+        """(Re)open the shared store where `stateDir` says; without it, stay in memory.
+        Called right after the `initialize` answer and when `stateDir` changes."""
         from todo_ls.store import Store  # sqlite3: not needed to answer `initialize`
 
         state_dir = Path(self.settings.state_dir).expanduser() if self.settings.state_dir else None
@@ -176,22 +152,6 @@ class TodoLanguageServer(LanguageServer):
             self.store.close()
         self.store = store
         self.workspace_index.set_store(store)
-
-    def use_settings(self, settings: Settings) -> None:
-        """Make `settings` current for every request from now on, telling no one (the
-        `initialize` step: the client has seen nothing that could be refreshed)."""
-        self._settings = settings
-        self.workspace_index.configure(
-            settings.markdown_files, StateRegistry.from_settings(settings.states)
-        )
-
-    def apply_settings(self, settings: Settings) -> None:
-        """Make `settings` current and tell every dependent part."""
-        old_dir = self.settings.state_dir
-        self.use_settings(settings)
-        if self.store is not None and settings.state_dir != old_dir:
-            self.open_store()
-        self.subscriptions_changed()
 
     # --- change propagation --------------------------------------------------------------
 

@@ -91,7 +91,7 @@ class Diagnostics:
             self._cache.pop(uri, None)
             return None, "[]"
         state = ls.workspace_index.state(path)
-        severity = ls.severity
+        severity = ls.severity_for(path)
         if severity is None:
             return state, "[]"
         key = (state, severity, ls.encoding, ls.generation)
@@ -145,11 +145,16 @@ def register(server: TodoLanguageServer, diagnostics: Diagnostics) -> None:
             identifier=SOURCE, inter_file_dependencies=False, workspace_diagnostics=False
         ),
     )
-    def on_diagnostic(
+    async def on_diagnostic(
         ls: TodoLanguageServer, params: types.DocumentDiagnosticParams
     ) -> RawJson | types.UnchangedDocumentDiagnosticReport:
-        state, found = diagnostics.for_uri(params.text_document.uri)
-        result_id = f"{ls.generation}:{ls.settings.diagnostics.severity}:" + (
+        # A pull right after didOpen, while the settings are being fetched, waits for them:
+        # Neovim has no diagnostic refresh, an empty answer would stand until the next edit.
+        await ls.configuration.ready()
+        uri = params.text_document.uri
+        state, found = diagnostics.for_uri(uri)
+        severity = ls.settings_for(uri_to_path(uri)).diagnostics.severity
+        result_id = f"{ls.generation}:{severity}:" + (
             f"{state.version if state.is_open else state.stamp}" if state is not None else "none"
         )
         if params.previous_result_id == result_id:

@@ -42,7 +42,7 @@ class FileWatch:
         ls = self._ls
         found: set[str] = set()
         for folder in ls.workspace_index.folders:
-            found |= {(folder.path / p).as_posix() for p in ls.settings.markdown_files}
+            found |= {(folder.path / p).as_posix() for p in ls.workspace_index.patterns(folder)}
         found |= {path.as_posix() for _, path in ls.workspace_index.all_subscribed()}
         return sorted(found)
 
@@ -157,3 +157,4 @@ def register(server: TodoLanguageServer, diagnostics: Diagnostics, watch: FileWa
     ) -> None:
         ls.workspace_index.set_folders(ls.workspace_folders())
         ls.subscriptions_changed()
+        ls.spawn(ls.configuration.refresh(), "settings of the new workspace folders")

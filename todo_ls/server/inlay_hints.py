@@ -52,12 +52,13 @@ def progress_hints(
 
 def register(server: TodoLanguageServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_INLAY_HINT)
-    def on_inlay_hint(
+    async def on_inlay_hint(
         ls: TodoLanguageServer, params: types.InlayHintParams
     ) -> list[types.InlayHint]:
+        await ls.configuration.ready()  # settings being fetched decide what to show
         path = uri_to_path(params.text_document.uri)
         if (
-            not ls.settings.inlay_hints.enabled
+            not ls.settings_for(path).inlay_hints.enabled
             or path is None
             or not ls.workspace_index.is_subscribed(path)
         ):

@@ -3,7 +3,10 @@
 The server calls only the methods of `Supervision`. What this module reads from the server
 object `ls` (kept to this small surface on purpose):
 
-- `ls.settings` (`config.Settings`): `supervisor.*` and `state_dir`;
+- `ls.settings` (`config.Settings`): `supervisor.*` and `state_dir`, the connection's;
+- `ls.configuration` (`server.configuration.Configuration`), when there is one: each workspace
+  folder's own `supervisor.*` (read at each decision, so a change needs no restart) and
+  whether any folder has the supervisor on;
 - `ls.workspace_index` (`workspace.WorkspaceIndex`): folders and subscribed files;
 - `ls.store` (`store.Store | None`): the shared store; without one the supervisor opens its own
   (the store falls back to memory by itself when its directory cannot be used);
@@ -30,6 +33,7 @@ from todo_ls.supervisor.clock import Clock, SystemClock
 if TYPE_CHECKING:  # these load on `initialized`, after the `initialize` answer
     from todo_ls.config import SupervisorSettings
     from todo_ls.hosts.base import Host
+    from todo_ls.server.hook_sessions import HookSessions
     from todo_ls.store import Store
     from todo_ls.supervisor.runtime import Runtime
 
@@ -55,6 +59,9 @@ class Supervision:
         self._connect = connect or _discover
         self._clock = clock or SystemClock()
         self._runtime: Runtime | None = None
+        # Sessions of agents reached through hooks: listed from the store beside the runtime's.
+        self._hooks: HookSessions | None = None
+        self._hook_watch: asyncio.Task[None] | None = None
         self._own_store: Store | None = None
         self._started = False
         self._restart: asyncio.Task[None] | None = None
@@ -65,7 +72,7 @@ class Supervision:
         """Called from `initialized` (after settings are loaded): start background tasks."""
         self._started = True
         settings = self._ls.settings.supervisor
-        if not settings.enabled or self._runtime is not None:
+        if not self._enabled() or self._runtime is not None:
             self._changed()
             return
         try:
@@ -73,10 +80,15 @@ class Supervision:
         except RuntimeError:
             log.warning("supervisor: no event loop; not started")
             return
+        from todo_ls.server.hook_sessions import HookSessions
         from todo_ls.supervisor.runtime import IndexWorkspace, Runtime
 
         store = self._store()
         workspace = IndexWorkspace(self._ls.workspace_index)
+        self._hooks = HookSessions(
+            store, workspace.folders, workspace.file_items, self._clock, settings.scope
+        )
+        self._hook_watch = asyncio.get_running_loop().create_task(self._hooks.watch(self._changed))
 
         async def connect() -> Host:
             return await self._connect(settings, list(workspace.folders()))
@@ -89,6 +101,7 @@ class Supervision:
             workspace,
             on_change=self._changed,
             on_user_message=self._tell_user,
+            folder_settings=self._folder_settings(),
         )
         self._runtime.start()
         log.info("supervisor started (host %s, scope %s)", settings.host, settings.scope)
@@ -100,6 +113,12 @@ class Supervision:
         await self._stop_runtime()
 
     async def _stop_runtime(self) -> None:
+        watch, self._hook_watch = self._hook_watch, None
+        self._hooks = None
+        if watch is not None:
+            watch.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await watch
         runtime, self._runtime = self._runtime, None
         if runtime is not None:
             await runtime.stop()
@@ -115,7 +134,7 @@ class Supervision:
         wanted = self._ls.settings.supervisor
         if runtime is not None and runtime.settings == wanted and self._store_unchanged():
             return
-        if runtime is None and not wanted.enabled:
+        if runtime is None and not self._enabled():
             return
 
         async def restart() -> None:
@@ -138,40 +157,104 @@ class Supervision:
     # --- status -----------------------------------------------------------------------------
 
     def status(self, folder: str | None = None) -> dict[str, Any]:
-        """The `supervisor` part of `todoLs/status` (camelCase wire shape), with the sessions
-        of one workspace folder (its `key`) or, without one, of every folder."""
+        """The `supervisor` part of `todoLs/status` (camelCase wire shape): the runtime's
+        sessions, then those of agents reached through hooks; of one workspace folder (its
+        `key`) or, without one, of every folder."""
         if self._runtime is None:
             return {
-                "enabled": bool(self._ls.settings.supervisor.enabled),
+                "enabled": self._enabled(),
                 "host": None,
                 "sessions": [],
             }
-        return self._runtime.status(folder)
+        status = self._runtime.status(folder)
+        if self._hooks is not None:
+            status["sessions"] = [*status["sessions"], *self._hook_entries(folder)]
+        return status
 
     def state_word(self, folder: str | None = None) -> str | None:
-        """One word for the status text (`working`, `idle`, …) or None."""
-        return None if self._runtime is None else self._runtime.state_word(folder)
+        """One word for the status text (`working`, `idle`, …) or None. Without an OpenCode
+        server the word is `disconnected` unless a hook-host session is listed."""
+        runtime = self._runtime
+        if runtime is None:
+            return None
+        from todo_ls.supervisor.policy import aggregate_state
+
+        hooks = self._hook_states(folder)
+        word = runtime.state_word(folder)
+        if not hooks:
+            return word
+        if word == "disconnected":
+            return aggregate_state(hooks)
+        return aggregate_state([*hooks, *([word] if word else [])])  # type: ignore[list-item]
 
     def session_items(self, folder: str | None = None) -> list[dict[str, Any]]:
         """The items of the listed sessions' own todo lists, for `todoLs.list`."""
-        return [] if self._runtime is None else self._runtime.session_list_items(folder)
+        runtime = self._runtime
+        if runtime is None:
+            return []
+        found = runtime.session_list_items(folder)
+        try:
+            hook_items = [] if self._hooks is None else self._hooks.items(folder)
+        except Exception:
+            log.exception("supervisor: cannot list the hook-host sessions' todos")
+            hook_items = []
+        return [*found, *hook_items]
+
+    def _hook_entries(self, folder: str | None) -> list[dict[str, Any]]:
+        try:
+            return [] if self._hooks is None else self._hooks.entries(folder)
+        except Exception:
+            log.exception("supervisor: cannot list the hook-host sessions")
+            return []
+
+    def _hook_states(self, folder: str | None) -> list[Any]:
+        try:
+            return [] if self._hooks is None else self._hooks.states(folder)
+        except Exception:
+            log.exception("supervisor: cannot read the hook-host sessions")
+            return []
 
     # --- commands ---------------------------------------------------------------------------
 
     async def nudge(self, session_id: str | None, folder: str | None = None) -> dict[str, Any]:
         if self._runtime is None:
             return {"sent": [], "skipped": [{"sessionID": session_id, "reason": NOT_RUNNING}]}
-        return await self._runtime.nudge(session_id, folder)
+        hooks = self._hooks
+        if hooks is not None and session_id is not None and hooks.find(session_id):
+            return {"sent": [], "skipped": hooks.nudge(session_id)}
+        result = await self._runtime.nudge(session_id, folder)
+        if hooks is not None and session_id is None:
+            extra = hooks.nudge(None, folder)
+            if extra:  # "no supervised session" no longer holds
+                kept = [s for s in result["skipped"] if s.get("sessionID") is not None]
+                result["skipped"] = [*kept, *extra]
+        return result
 
     async def pause(self, session_id: str | None, folder: str | None = None) -> dict[str, Any]:
         if self._runtime is None:
             return {"sessions": [], "reason": NOT_RUNNING}
-        return self._runtime.pause(session_id, folder)
+        return self._hook_command(session_id, folder, "pause")
 
     async def resume(self, session_id: str | None, folder: str | None = None) -> dict[str, Any]:
         if self._runtime is None:
             return {"sessions": [], "reason": NOT_RUNNING}
-        return self._runtime.resume(session_id, folder)
+        return self._hook_command(session_id, folder, "resume")
+
+    def _hook_command(
+        self, session_id: str | None, folder: str | None, name: str
+    ) -> dict[str, Any]:
+        """Pause or resume: a hook-host session through the store, the others through the
+        runtime; without a session id, both (of `folder` when given)."""
+        assert self._runtime is not None
+        hooks = self._hooks
+        if hooks is not None and session_id is not None and hooks.find(session_id):
+            result = {"sessions": getattr(hooks, name)(session_id)}
+        else:
+            result = getattr(self._runtime, name)(session_id, folder)
+            if hooks is not None and session_id is None:
+                result["sessions"] = [*result["sessions"], *getattr(hooks, name)(None, folder)]
+        self._changed()
+        return result
 
     def toggle_todo(self, session_id: str, index: int, content: str | None) -> dict[str, Any]:
         """`todoLs.toggle {sessionID, index}`: flip an item of the session's own list between
@@ -210,6 +293,16 @@ class Supervision:
         return {"applied": True, "state": target}
 
     # --- helpers ----------------------------------------------------------------------------
+
+    def _enabled(self) -> bool:
+        configuration = getattr(self._ls, "configuration", None)
+        if configuration is not None:
+            return bool(configuration.supervisor_enabled)
+        return bool(self._ls.settings.supervisor.enabled)
+
+    def _folder_settings(self) -> Callable[[str], SupervisorSettings | None] | None:
+        configuration = getattr(self._ls, "configuration", None)
+        return None if configuration is None else configuration.folder_supervisor
 
     def _store(self) -> Store:
         shared: Store | None = getattr(self._ls, "store", None)

@@ -14,11 +14,13 @@ import contextlib
 import logging
 import os
 import socket
+import sqlite3
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from todo_ls.agent_todos import merged_with_host, stored_todos
 from todo_ls.checklist import file_items
 from todo_ls.checklist.model import FileItem
 from todo_ls.config import SupervisorSettings
@@ -36,6 +38,7 @@ from todo_ls.supervisor.activity import (
 )
 from todo_ls.supervisor.clock import Clock, Timer
 from todo_ls.supervisor.policy import (
+    LIFTED_BY_PROMPT,
     Decision,
     NudgeHistory,
     OpenSet,
@@ -44,10 +47,11 @@ from todo_ls.supervisor.policy import (
     describe,
     evaluate,
     open_set,
+    read_history,
 )
 from todo_ls.supervisor.session_todos import ListedTodo, combined, session_items, todo_summary
 from todo_ls.supervisor.text import Nudge
-from todo_ls.workspace import WorkspaceIndex
+from todo_ls.workspace import WorkspaceIndex, innermost_folder
 
 log = logging.getLogger(__name__)
 
@@ -60,8 +64,6 @@ LEDGER_RETENTION_S = 30 * 24 * 3600.0
 # also change the counts the status shows ("1 tool").
 _COUNTED_WORK = (ev.ToolStarted, ev.ToolEnded, ev.StepStarted, ev.StepEnded)
 _WORK_EVENTS = (ev.SpanStarted, ev.SpanEnded, ev.ToolProgress, *_COUNTED_WORK)
-# Pauses a real user prompt lifts; a pause made by the pause command waits for resume.
-_LIFTED_BY_PROMPT = frozenset({"interrupt", "error", "no-progress", "episode-cap"})
 
 
 class Workspace(Protocol):
@@ -109,20 +111,6 @@ def process_owner() -> str:
     return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
 
 
-def folder_of(directory: str | None, folders: Sequence[str]) -> str | None:
-    """The deepest workspace folder that is `directory` or contains it."""
-    if not directory:
-        return None
-    path = os.path.normpath(directory)
-    best: str | None = None
-    for folder in folders:
-        root = os.path.normpath(folder)
-        inside = path == root or path.startswith(root.rstrip(os.sep) + os.sep)
-        if inside and (best is None or len(root) > len(best)):
-            best = root
-    return best
-
-
 class Runtime:
     """One supervisor for one host connection and one workspace."""
 
@@ -138,7 +126,10 @@ class Runtime:
         on_change: Callable[[], None] | None = None,
         on_user_message: Callable[[str], None] | None = None,
         on_nudge: Callable[[NudgeSent], None] | None = None,
+        folder_settings: Callable[[str], SupervisorSettings | None] | None = None,
     ) -> None:
+        """`settings` hold the connection and apply to sessions outside every workspace folder;
+        `folder_settings` gives a folder's own (by folder path), read at each decision."""
         self._connect = connect
         self._store = store
         self.settings = settings
@@ -148,6 +139,7 @@ class Runtime:
         self._on_change = on_change
         self._on_user_message = on_user_message
         self._on_nudge = on_nudge
+        self._folder_settings = folder_settings
         self.tracker = Tracker()
         self.host: Host | None = None
         self.connected = False
@@ -289,7 +281,7 @@ class Runtime:
         if not self._in_scope(effect.session_id):
             return
         if isinstance(effect, Interrupted):
-            if self.settings.pause_on_interrupt:
+            if self.settings_of(effect.session_id).pause_on_interrupt:
                 log.info("supervisor: %s %s: paused", effect.session_id, effect.why)
                 # Keep a pause command's pause: it waits for resume, this one a prompt lifts.
                 self._store.pause(effect.session_id, "interrupt", now, keep_user_pause=True)
@@ -303,7 +295,7 @@ class Runtime:
             self._store.pause(effect.session_id, "error", now, keep_user_pause=True)
             return
         pause = self._store.paused(effect.session_id)
-        if pause is not None and pause.reason in _LIFTED_BY_PROMPT:
+        if pause is not None and pause.reason in LIFTED_BY_PROMPT:
             log.info("supervisor: %s: the user wrote; pause lifted", effect.session_id)
             self._store.resume(effect.session_id)
         self._store.start_episode(effect.session_id, now)
@@ -342,46 +334,63 @@ class Runtime:
 
     # --- evaluation -------------------------------------------------------------------------
 
+    def _folder_of(self, session_id: str) -> str | None:
+        session = self.tracker.sessions.get(session_id)
+        directory = session.directory if session is not None else None
+        return innermost_folder(directory, self._workspace.folders())
+
+    def settings_of(self, session_id: str) -> SupervisorSettings:
+        """The settings of the workspace folder the session works in (else the runtime's)."""
+        folder = self._folder_of(session_id)
+        own = self._folder_settings(folder) if folder and self._folder_settings else None
+        return own if own is not None else self.settings
+
     def _in_scope(self, session_id: str) -> bool:
+        """A root session in a folder whose settings supervise it, or anywhere with `all`."""
         session = self.tracker.sessions.get(session_id)
         if session is None or session.parent_id is not None:
             return False
-        if self.settings.scope == "all":
-            return True
-        return folder_of(session.directory, self._workspace.folders()) is not None
+        folder = self._folder_of(session_id)
+        if folder is None:
+            return self.settings.scope == "all"
+        own = self._folder_settings(folder) if self._folder_settings else None
+        return own is None or own.enabled
 
     def _open_items(self, session_id: str) -> OpenSet:
         session = self.tracker.sessions[session_id]
-        folder = folder_of(session.directory, self._workspace.folders())
+        folder = innermost_folder(session.directory, self._workspace.folders())
         files = self._workspace.file_items(folder) if folder else []
-        return open_set([item.todo for item in self.session_todos(session_id)], files)
+        return open_set(
+            merged_with_host(session.todos, stored_todos(self._stored(session_id))), files
+        )
+
+    def _stored(self, session_id: str) -> list[Any] | None:
+        """The list the agent keeps with todo-ls's MCP tools or a hook host's (shared store,
+        any process), raw; None when there is none or it cannot be read."""
+        try:
+            return self._store.session_todos(session_id)
+        except (sqlite3.Error, ValueError) as err:
+            log.warning("supervisor: cannot read the todo list of %s: %s", session_id, err)
+            return None
 
     def session_todos(self, session_id: str) -> tuple[ListedTodo, ...]:
-        """The session's own list: the store's, then the host's (OpenCode 1.x `todowrite`)
-        items the store's list does not have."""
+        """The session's own list as the editor shows it (the same items as the open set):
+        the store's, then the host's (OpenCode 1.x `todowrite`) the store's list lacks."""
         session = self.tracker.sessions.get(session_id)
         host = session.todos if session is not None else ()
-        return combined(host, self._store.session_todos(session_id))
+        return combined(host, self._stored(session_id))
 
     def home(self, session_id: str) -> str | None:
-        """The workspace folder whose status lists the session: the deepest one holding its
+        """The workspace folder whose status lists the session: the innermost one holding its
         directory; with scope `all`, a session outside every folder goes to the first one."""
-        session = self.tracker.sessions.get(session_id)
+        found = self._folder_of(session_id)
         folders = self._workspace.folders()
-        found = folder_of(session.directory if session else None, folders)
         if found is None and self.settings.scope == "all" and folders:
             return os.path.normpath(folders[0])
         return found
 
     def _history(self, session_id: str, open_hash: str) -> NudgeHistory:
-        last = self._store.last_sent(session_id)
-        return NudgeHistory(
-            last_at=last.at if last else None,
-            last_hash=last.open_hash if last else None,
-            last_number=last.number if last else 0,
-            episode_count=self._store.episode_nudge_count(session_id),
-            same_hash_streak=self._store.consecutive_same_hash(session_id, open_hash),
-        )
+        return read_history(self._store, session_id, open_hash)
 
     def _decide(self, session_id: str) -> tuple[Decision, TreeView, OpenSet]:
         now = self._clock.now()
@@ -393,7 +402,7 @@ class Runtime:
         decision = evaluate(
             view,
             items,
-            self.settings,
+            self.settings_of(session_id),
             now,
             pause.reason if pause else None,
             history,
@@ -484,7 +493,8 @@ class Runtime:
         if kind is None:
             return decision.reason
         now = self._clock.now()
-        min_interval = 0.0 if manual else self.settings.min_nudge_interval_ms / 1000.0
+        settings = self.settings_of(session_id)
+        min_interval = 0.0 if manual else settings.min_nudge_interval_ms / 1000.0
         claim = self._store.claim_nudge(
             session_id, items.hash, kind, self.owner, now, min_interval, CLAIM_EXPIRY_S
         )
@@ -505,7 +515,7 @@ class Runtime:
                 items,
                 decision.quiet_for,
                 view.quiet_sources,
-                self.settings.stall_minutes,
+                settings.stall_minutes,
             )
             # Recorded as sent when the request left: the agent may react (and finish a
             # whole turn) before the host answers, and that is activity after the nudge.
@@ -567,7 +577,8 @@ class Runtime:
             self.handle(ev.SessionDeleted(session_id))
             return "session not found"
         now = self._clock.now()
-        self._hold[session_id] = now + max(self.settings.min_nudge_interval_ms / 1000.0, 5.0)
+        interval = self.settings_of(session_id).min_nudge_interval_ms / 1000.0
+        self._hold[session_id] = now + max(interval, 5.0)
         self._set_error(f"nudge failed: {_one_line(err)}")
         log.warning("supervisor: nudge of %s failed: %s", session_id, err)
         return f"delivery failed: {_one_line(err)}"

@@ -1,7 +1,5 @@
 /** The language client: start / stop / restart, settings, and calls to the server's commands. */
 
-import * as fs from "node:fs";
-import * as os from "node:os";
 import * as vscode from "vscode";
 import {
   LanguageClient,
@@ -11,42 +9,25 @@ import {
   State,
 } from "vscode-languageclient/node";
 import { CLIENT_ID, CLIENT_NAME, CONFIG_SECTION, STATUS_NOTIFICATION } from "./constants";
-import { CommandLine, resolveServerCommand } from "./serverCommand";
+import { ServerLauncher } from "./launcher";
 import { serverSettings } from "./settings";
 import { StatusPayload } from "./status";
 import { StatusBar } from "./statusBar";
-
-function isExecutable(file: string): boolean {
-  try {
-    fs.accessSync(file, fs.constants.X_OK);
-    return fs.statSync(file).isFile();
-  } catch {
-    return false;
-  }
-}
 
 function currentServerSettings(scope?: vscode.Uri): Record<string, unknown> {
   return serverSettings(vscode.workspace.getConfiguration(undefined, scope).get(CONFIG_SECTION), vscode.workspace.isTrusted);
 }
 
-export function serverCommand(): CommandLine {
-  const setting = vscode.workspace.getConfiguration(CONFIG_SECTION).get<string[]>("server.command", []);
-  return resolveServerCommand(setting, {
-    pathEnv: process.env.PATH,
-    home: os.homedir(),
-    platform: process.platform,
-    workspaceFolder: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath,
-    isExecutable,
-  });
-}
-
 export class TodoLsClient {
   private client: LanguageClient | undefined;
   private readonly subscriptions: vscode.Disposable[] = [];
+  /** Bumped by stop(): a start() still setting up the server then knows it was cancelled. */
+  private generation = 0;
 
   constructor(
     private readonly output: vscode.OutputChannel,
     private readonly statusBar: StatusBar,
+    private readonly launcher: ServerLauncher,
   ) {}
 
   get isRunning(): boolean {
@@ -57,7 +38,18 @@ export class TodoLsClient {
     if (this.client !== undefined) {
       return;
     }
-    const { command, args } = serverCommand();
+    const generation = this.generation;
+    this.statusBar.showStarting();
+    const launch = await this.launcher.launch();
+    if (this.client !== undefined || generation !== this.generation) {
+      return; // stopped, or started by another call, while the server was being set up
+    }
+    if ("unavailable" in launch) {
+      // Nothing to start: no client, so no restarts either, until the user changes something.
+      this.statusBar.showUnavailable(launch.unavailable.text, launch.unavailable.tooltip);
+      return;
+    }
+    const { command, args } = launch.line;
     this.output.appendLine(`[todo-ls] Starting the server: ${[command, ...args].join(" ")}`);
     // No `transport`: with TransportKind.stdio the client would append `--stdio` to the command line.
     const serverOptions: ServerOptions = { command, args };
@@ -96,7 +88,6 @@ export class TodoLsClient {
         }
       }),
     );
-    this.statusBar.showStarting();
     try {
       await client.start();
     } catch (error) {
@@ -106,6 +97,7 @@ export class TodoLsClient {
   }
 
   async stop(): Promise<void> {
+    this.generation += 1;
     const client = this.client;
     this.client = undefined;
     for (const s of this.subscriptions.splice(0)) {

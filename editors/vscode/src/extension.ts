@@ -4,6 +4,7 @@ import * as vscode from "vscode";
 import { CLIENT_NAME, CONFIG_SECTION } from "./constants";
 import { Commands } from "./commands";
 import { TodoLsClient } from "./client";
+import { ServerLauncher } from "./launcher";
 import { StatusBar } from "./statusBar";
 
 let client: TodoLsClient | undefined;
@@ -11,7 +12,7 @@ let client: TodoLsClient | undefined;
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   const output = vscode.window.createOutputChannel(CLIENT_NAME);
   const statusBar = new StatusBar();
-  client = new TodoLsClient(output, statusBar);
+  client = new TodoLsClient(output, statusBar, new ServerLauncher(context, output));
   const running = client;
   context.subscriptions.push(
     output,

@@ -46,18 +46,36 @@ function expand(part: string, ctx: CommandContext): string {
   return out;
 }
 
+/** How to start the server: a command line, or the server bundled with the extension. */
+export type ServerChoice =
+  | { kind: "command"; line: CommandLine; why: string }
+  | { kind: "bundled"; why: string };
+
 /**
- * The command line that starts the server: the `todoLs.server.command` setting when it is
- * set, else `todo-ls` on PATH (pipx / uv tool install), else the Python module.
+ * The `todoLs.server.command` setting when it is set; else the server bundled with the extension;
+ * `todo-ls` on PATH (pipx / uv tool install) only when `useInstalled` asks for it. A build without
+ * bundled wheels (a developer's) falls back to `todo-ls` on PATH, else the Python module.
  */
-export function resolveServerCommand(setting: readonly string[], ctx: CommandContext): CommandLine {
+export function resolveServerCommand(
+  setting: readonly string[],
+  useInstalled: boolean,
+  hasBundled: boolean,
+  ctx: CommandContext,
+): ServerChoice {
   const parts = setting.filter((p) => p.trim() !== "").map((p) => expand(p, ctx));
   if (parts.length > 0) {
-    return { command: parts[0], args: parts.slice(1) };
+    return { kind: "command", line: { command: parts[0], args: parts.slice(1) }, why: "todoLs.server.command" };
   }
-  const installed = findOnPath("todo-ls", ctx);
-  if (installed !== undefined) {
-    return { command: installed, args: [] };
+  if (useInstalled || !hasBundled) {
+    const installed = findOnPath("todo-ls", ctx);
+    if (installed !== undefined) {
+      return { kind: "command", line: { command: installed, args: [] }, why: "todo-ls on PATH" };
+    }
   }
-  return { command: ctx.platform === "win32" ? "python" : "python3", args: ["-m", "todo_ls"] };
+  if (hasBundled) {
+    const why = useInstalled ? "todoLs.server.useInstalled is on but todo-ls is not on PATH" : "bundled";
+    return { kind: "bundled", why };
+  }
+  const python = ctx.platform === "win32" ? "python" : "python3";
+  return { kind: "command", line: { command: python, args: ["-m", "todo_ls"] }, why: "no bundled server" };
 }

@@ -61,6 +61,17 @@ export class StatusBar implements vscode.Disposable {
     this.item.show();
   }
 
+  /** No server to start (no Python, a failed setup): `text` says so, the tooltip says why. */
+  showUnavailable(text: string, tooltip: string): void {
+    this.running = false;
+    this.byWorkspace.clear();
+    this.item.text = text;
+    this.item.tooltip = `${tooltip}\n\nClick to see the output.`;
+    this.item.command = PaletteCommand.showOutput;
+    this.item.backgroundColor = new vscode.ThemeColor("statusBarItem.errorBackground");
+    this.item.show();
+  }
+
   private render(): void {
     if (!this.running) {
       return;

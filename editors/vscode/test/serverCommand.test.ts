@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { CommandContext, resolveServerCommand } from "../src/serverCommand";
+import { CommandContext, CommandLine, resolveServerCommand } from "../src/serverCommand";
 
 function context(executables: string[], overrides: Partial<CommandContext> = {}): CommandContext {
   return {
@@ -13,28 +13,45 @@ function context(executables: string[], overrides: Partial<CommandContext> = {})
   };
 }
 
+const command = (command: string, args: string[]): CommandLine => ({ command, args });
+
 test("the setting wins and its variables are expanded", () => {
-  const cmd = resolveServerCommand(["~/venv/bin/python", "-m", "todo_ls", "--root", "${workspaceFolder}/x"], context([]));
-  assert.deepEqual(cmd, { command: "/home/u/venv/bin/python", args: ["-m", "todo_ls", "--root", "/home/u/project/x"] });
+  const choice = resolveServerCommand(["~/venv/bin/python", "-m", "todo_ls", "--root", "${workspaceFolder}/x"], false, true, context(["/usr/local/bin/todo-ls"]));
+  assert.equal(choice.kind, "command");
+  assert.deepEqual(choice.kind === "command" && choice.line, command("/home/u/venv/bin/python", ["-m", "todo_ls", "--root", "/home/u/project/x"]));
 });
 
-test("an empty setting finds todo-ls on PATH in PATH order", () => {
-  const cmd = resolveServerCommand([], context(["/home/u/.local/bin/todo-ls", "/opt/todo-ls"]));
-  assert.deepEqual(cmd, { command: "/home/u/.local/bin/todo-ls", args: [] });
+test("with bundled wheels the bundled server wins over todo-ls on PATH", () => {
+  assert.deepEqual(resolveServerCommand([], false, true, context(["/usr/local/bin/todo-ls"])), { kind: "bundled", why: "bundled" });
+});
+
+test("useInstalled picks todo-ls on PATH in PATH order", () => {
+  const choice = resolveServerCommand([], true, true, context(["/home/u/.local/bin/todo-ls", "/opt/todo-ls"]));
+  assert.deepEqual(choice, { kind: "command", line: command("/home/u/.local/bin/todo-ls", []), why: "todo-ls on PATH" });
+});
+
+test("useInstalled without todo-ls on PATH falls back to the bundled server and says why", () => {
+  const choice = resolveServerCommand([], true, true, context([]));
+  assert.equal(choice.kind, "bundled");
+  assert.match(choice.why, /useInstalled is on but todo-ls is not on PATH/);
 });
 
 test("blank entries do not count as a command", () => {
-  const cmd = resolveServerCommand(["", "  "], context(["/usr/local/bin/todo-ls"]));
-  assert.equal(cmd.command, "/usr/local/bin/todo-ls");
+  const choice = resolveServerCommand(["", "  "], false, false, context(["/usr/local/bin/todo-ls"]));
+  assert.deepEqual(choice.kind === "command" && choice.line, command("/usr/local/bin/todo-ls", []));
 });
 
-test("without todo-ls on PATH the Python module is started", () => {
-  assert.deepEqual(resolveServerCommand([], context([])), { command: "python3", args: ["-m", "todo_ls"] });
+test("a build without bundled wheels uses todo-ls on PATH, else the Python module", () => {
+  const installed = resolveServerCommand([], false, false, context(["/usr/local/bin/todo-ls"]));
+  assert.deepEqual(installed.kind === "command" && installed.line, command("/usr/local/bin/todo-ls", []));
+  const module = resolveServerCommand([], false, false, context([]));
+  assert.deepEqual(module.kind === "command" && module.line, command("python3", ["-m", "todo_ls"]));
 });
 
 test("Windows looks for todo-ls.exe with ; separators and falls back to python", () => {
   const win = { platform: "win32" as const, pathEnv: "C:\\bin;D:\\tools" };
-  const found = resolveServerCommand([], context(["D:\\tools/todo-ls.exe", "D:\\tools\\todo-ls.exe"], win));
-  assert.match(found.command, /^D:\\tools[\\/]todo-ls\.exe$/);
-  assert.deepEqual(resolveServerCommand([], context([], win)), { command: "python", args: ["-m", "todo_ls"] });
+  const found = resolveServerCommand([], true, false, context(["D:\\tools/todo-ls.exe", "D:\\tools\\todo-ls.exe"], win));
+  assert.match(found.kind === "command" ? found.line.command : "", /^D:\\tools[\\/]todo-ls\.exe$/);
+  const module = resolveServerCommand([], false, false, context([], win));
+  assert.deepEqual(module.kind === "command" && module.line, command("python", ["-m", "todo_ls"]));
 });

@@ -1,0 +1,74 @@
+"""The supervisor counts the list an agent keeps with `todo-ls mcp` (shared store) as an open
+item source: alone (OpenCode 2.x) or merged with the host's own list (OpenCode 1.x `todowrite`);
+a `todo_write` is progress even when the list did not change."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from test_supervisor_runtime import TODOS, Harness
+
+from todo_ls.config import SupervisorSettings
+
+S = "ses_a"
+
+
+def mcp_list(*items: tuple[str, str]) -> list[dict[str, Any]]:
+    return [{"content": c, "status": s, "priority": None} for c, s in items]
+
+
+async def test_the_mcp_list_alone_is_nudged_about(tmp_path: Path) -> None:
+    h = Harness(tmp_path)
+    await h.start()
+    try:
+        h.store.set_session_todos(S, mcp_list(("Port the lexer", "in_progress")), 0.0)
+        await h.turn(todos=())  # a host without a list of its own
+        await h.advance(5)
+        [nudge] = h.host.sent
+        assert "1 of 1 todos left" in nudge.text
+        assert "- Port the lexer (in progress)" in nudge.text
+    finally:
+        await h.close()
+
+
+async def test_with_a_host_list_the_union_counts_and_the_mcp_copy_wins(tmp_path: Path) -> None:
+    h = Harness(tmp_path)
+    await h.start()
+    try:
+        # OpenCode's todowrite list says "Write the parser" is in progress; the todo-ls list
+        # (what the agent's system prompt shows) says it is completed, and adds one item.
+        h.store.set_session_todos(
+            S, mcp_list(("Write the parser", "completed"), ("Write the docs", "pending")), 0.0
+        )
+        await h.turn(todos=TODOS)
+        await h.advance(5)
+        [nudge] = h.host.sent
+        assert "2 of 3 todos left" in nudge.text
+        assert "Write the docs" in nudge.text and "Add unit tests" in nudge.text
+        assert "Write the parser" not in nudge.text
+    finally:
+        await h.close()
+
+
+async def test_a_todo_write_lifts_the_no_progress_pause_even_unchanged(tmp_path: Path) -> None:
+    settings = SupervisorSettings(max_no_progress_nudges=2, min_nudge_interval_ms=0)
+    h = Harness(tmp_path, settings)
+    await h.start()
+    try:
+        items = mcp_list(("Port the lexer", "in_progress"))
+        h.store.set_session_todos(S, items, 0.0, progress=True)
+        await h.turn(todos=())
+        for _ in range(4):
+            await h.advance(5)
+            await h.turn(todos=(), prompt=None)  # works, never touches its list
+        assert len(h.host.sent) == 2
+        assert h.session()["pausedReason"] == "no-progress"
+        # The agent calls todo_write again with the same list: that is progress.
+        h.store.set_session_todos(S, items, h.clock.now(), progress=True)
+        await h.turn(todos=(), prompt=None)
+        await h.advance(5)
+        assert len(h.host.sent) == 3
+        assert h.host.sent[-1].text.startswith("Idle nudge #3")
+    finally:
+        await h.close()

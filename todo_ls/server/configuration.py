@@ -1,0 +1,277 @@
+"""`Configuration`: the one owner of the language server's `todoLs` settings.
+
+Every source goes through it, and it alone validates settings and makes them current:
+
+- the folder's project file (`todo-ls.toml` or `.todo-ls.toml`, see `todo_ls.project_file`),
+  the lowest layer;
+- the editor's settings on top of it, key by key: the answer to `workspace/configuration`
+  asked once per workspace folder (`scopeUri` = the folder), or, from a client that cannot be
+  asked or has no value for the folder, the `settings` of its last `didChangeConfiguration`,
+  else its `initializationOptions`.
+
+Settings are per workspace folder (`for_folder`, `for_path`): each folder has its own
+`markdownFiles`, diagnostics severity, inlay hints and code lenses. What exists once per server
+(`stateDir`, `states`, `supervisor.*`) comes from the first folder's settings (`settings`).
+
+When things happen (see docs/settings.md):
+
+1. `initialize`: `receive_initialization_options` keeps the raw options, nothing more, so the
+   answer goes out without pydantic.
+2. Right after that answer, before the client's next message: `load_initial` reads the project
+   files and validates; the server then opens the store (lifecycle.py).
+3. `initialized`, `workspace/didChangeConfiguration` and a change of workspace folders:
+   `refresh` asks the client again, re-reads the project files, shows each problem once as a
+   one-line warning naming the key (and the file), and, when anything changed, applies the
+   new settings and tells every dependent part.
+
+From `initialize` until the first `refresh` is done, and during any later one, `ready()` waits:
+a request whose answer depends on the settings (a diagnostic pull right after `didOpen`) is
+answered with the settings the client is about to send, not with the defaults; a client without
+diagnostic refresh (Neovim) would otherwise show nothing until the next edit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+
+from todo_ls.workspace import Folder
+
+if TYPE_CHECKING:  # pydantic and tomllib load after the `initialize` answer
+    from todo_ls.config import LoadedSettings, Settings, SupervisorSettings
+    from todo_ls.project_file import ProjectFile
+    from todo_ls.server.core import TodoLanguageServer
+
+log = logging.getLogger(__name__)
+
+SECTION = "todoLs"
+# A client that never answers `workspace/configuration` must not hold requests forever.
+READY_TIMEOUT_S = 10.0
+
+
+def section_of(raw: object) -> object:
+    """Accept both the section itself and an object wrapping it as `{"todoLs": {...}}`."""
+    if isinstance(raw, Mapping) and set(raw) == {SECTION}:
+        return raw[SECTION]
+    return raw
+
+
+def _holds(raw: object, path: tuple[str, ...]) -> bool:
+    """`raw` has a value at the key path `path`."""
+    node = raw
+    for key in path:
+        if not isinstance(node, Mapping) or key not in node:
+            return False
+        node = node[key]
+    return True
+
+
+class Configuration:
+    """The settings of every workspace folder, from every source (see the module docstring)."""
+
+    def __init__(self, ls: TodoLanguageServer) -> None:
+        self._ls = ls
+        self._initialization_options: object = None
+        self._pushed: object = None  # `didChangeConfiguration` settings of a client not asked
+        self._answers: dict[str, object] = {}  # folder key -> the client's answer for it
+        self._project_files: dict[str, ProjectFile] = {}  # folder key -> its project file
+        self._by_folder: dict[str, Settings] = {}
+        self._first: Settings | None = None  # None: not loaded yet
+        self._pending = 0  # fetches under way, or the first one expected (`_expecting`)
+        self._expecting = False
+        self._idle = asyncio.Event()
+        self._idle.set()
+
+    # --- results -------------------------------------------------------------------------
+
+    @property
+    def loaded(self) -> bool:
+        return self._first is not None
+
+    @property
+    def settings(self) -> Settings:
+        """The settings of the first workspace folder: what exists once per server."""
+        if self._first is None:
+            raise RuntimeError("todoLs settings read before they were loaded")
+        return self._first
+
+    def for_folder(self, folder: Folder | None) -> Settings:
+        """The settings of `folder` (the first folder's for None or an unknown folder)."""
+        found = self._by_folder.get(folder.key) if folder is not None else None
+        return found if found is not None else self.settings
+
+    def for_path(self, path: Path | None) -> Settings:
+        """The settings of the innermost workspace folder holding `path`."""
+        folder = self._ls.workspace_index.folder_of(path) if path is not None else None
+        return self.for_folder(folder)
+
+    def folder_supervisor(self, key: str) -> SupervisorSettings | None:
+        """The `supervisor` settings of the folder `key` (a folder path), None if unknown."""
+        found = self._by_folder.get(key)
+        return found.supervisor if found is not None else None
+
+    @property
+    def supervisor_enabled(self) -> bool:
+        """Some folder has the supervisor on (each folder's own switch decides for it)."""
+        return any(s.supervisor.enabled for s in self._by_folder.values()) or bool(
+            self.settings.supervisor.enabled
+        )
+
+    async def ready(self) -> None:
+        """Return once no settings are being fetched (at most `READY_TIMEOUT_S` later)."""
+        if self._idle.is_set():
+            return
+        try:
+            await asyncio.wait_for(self._idle.wait(), READY_TIMEOUT_S)
+        except asyncio.TimeoutError:
+            log.warning("settings: no answer to workspace/configuration; going on without")
+
+    # --- the steps -----------------------------------------------------------------------
+
+    def receive_initialization_options(self, raw: object) -> None:
+        """`initialize`: keep the raw options for `load_initial` (no validation here). A client
+        that will be asked for its settings makes `ready()` wait for that first answer."""
+        self._initialization_options = section_of(raw)
+        if self._ls.supports("workspace.configuration"):
+            self._expecting = True
+            self._begin_fetch()
+
+    def load_initial(self) -> None:
+        """Right after the `initialize` answer: read the project files and validate the
+        options, telling no one (the client has seen nothing that could be refreshed).
+        Warnings wait for `refresh`, when the client can show them."""
+        self._read_project_files()
+        self._apply(self._resolve(), notify=False)
+
+    async def refresh(self, pushed: object = None) -> None:
+        """Ask the client for every folder's settings (clients that cannot be asked push them
+        with `didChangeConfiguration`), re-read the project files, warn about bad values and
+        apply what changed."""
+        if self._expecting:  # the first fetch, counted since `initialize`
+            self._expecting = False
+        else:
+            self._begin_fetch()
+        try:
+            if self._ls.supports("workspace.configuration"):
+                if not await self._ask_client():
+                    return  # a client that fails the request keeps the old settings
+            elif isinstance(pushed, Mapping) and SECTION in pushed:
+                self._pushed = pushed[SECTION]
+            self._read_project_files()
+            resolved = self._resolve()
+            for loaded in resolved.values():
+                for warning in loaded.warnings:
+                    self._ls.warn_once(warning)
+                if loaded.unknown_keys:
+                    log.info("ignoring unknown settings: %s", ", ".join(loaded.unknown_keys))
+            for project in self._project_files.values():
+                if project.error is not None:
+                    self._ls.warn_once(f"todo-ls: {project.error}")
+            self._apply(resolved, notify=True)
+        finally:
+            self._end_fetch()
+
+    # --- fetching ------------------------------------------------------------------------
+
+    def _begin_fetch(self) -> None:
+        self._pending += 1
+        self._idle.clear()
+
+    def _end_fetch(self) -> None:
+        self._pending = max(0, self._pending - 1)
+        if self._pending == 0:
+            self._idle.set()
+
+    async def _ask_client(self) -> bool:
+        """One `workspace/configuration` request with an item per folder; False on failure."""
+        folders = self._ls.workspace_index.folders
+        params = types.ConfigurationParams(
+            items=[types.ConfigurationItem(section=SECTION, scope_uri=f.uri) for f in folders]
+        )
+        try:
+            answers = await self._ls.workspace_configuration_async(params)
+        except Exception as exc:
+            log.warning("workspace/configuration failed: %s", exc)
+            return False
+        # A client answering fewer items than asked has no value for the rest.
+        answered = zip(folders, answers or [], strict=False)
+        self._answers = {f.key: section_of(a) for f, a in answered}
+        return True
+
+    def _read_project_files(self) -> None:
+        from todo_ls import project_file  # tomllib: not needed to answer `initialize`
+
+        self._project_files = {
+            f.key: project_file.read(f.path) for f in self._ls.workspace_index.folders
+        }
+
+    # --- resolving and applying ----------------------------------------------------------
+
+    def _editor_settings(self, key: str) -> object:
+        """What the editor says for the folder `key`: its answer, else what it pushed, else
+        its `initializationOptions`."""
+        answer = self._answers.get(key)
+        if answer is not None:
+            return answer
+        if self._pushed is not None:
+            return self._pushed
+        return self._initialization_options
+
+    def _resolve(self) -> dict[str, LoadedSettings]:
+        """Validated settings per folder key."""
+        return {f.key: self._resolve_folder(f.key) for f in self._ls.workspace_index.folders}
+
+    def _resolve_folder(self, key: str) -> LoadedSettings:
+        """The editor's settings for the folder `key` over its project file's, validated; a
+        bad value from the file is named with the file."""
+        from todo_ls import project_file
+        from todo_ls.config import LoadedSettings, load_settings  # pydantic: after `initialize`
+
+        project = self._project_files.get(key)
+        base: Mapping[str, Any] = project.settings if project is not None else {}
+        editor = self._editor_settings(key)
+        if editor is not None and not isinstance(editor, Mapping):
+            # Say so (one warning), then use the project file alone.
+            from_file = load_settings(base)
+            return LoadedSettings(
+                from_file.settings,
+                [*load_settings(editor).warnings, *from_file.warnings],
+                from_file.unknown_keys,
+            )
+        file_name = str(project.path) if project is not None and project.path else None
+
+        def origin(path: tuple[str, ...]) -> str | None:
+            return None if _holds(editor, path) else file_name
+
+        merged = project_file.layered(base, editor)
+        return load_settings(merged, origin if file_name else None)
+
+    def _apply(self, resolved: Mapping[str, LoadedSettings], *, notify: bool) -> None:
+        """The one place settings become current: the workspace index, the store's place,
+        and, with `notify`, every part derived from them (views, watchers, supervisor)."""
+        from todo_ls.checklist import StateRegistry
+        from todo_ls.config import Settings
+
+        by_folder = {key: loaded.settings for key, loaded in resolved.items()}
+        folders: Sequence[Folder] = self._ls.workspace_index.folders
+        first = by_folder[folders[0].key] if folders else Settings()
+        previous = self._first
+        if previous is not None and by_folder == self._by_folder and first == previous:
+            return  # VS Code sends didChangeConfiguration on any change, even of others
+        self._by_folder, self._first = by_folder, first
+        self._ls.workspace_index.configure(
+            first.markdown_files,
+            StateRegistry.from_settings(first.states),
+            folder_patterns={key: s.markdown_files for key, s in by_folder.items()},
+        )
+        if not notify:
+            return
+        if previous is not None and first.state_dir != previous.state_dir:
+            self._ls.open_store()
+        self._ls.subscriptions_changed()
+        self._ls.supervision.settings_changed()
