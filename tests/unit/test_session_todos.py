@@ -12,19 +12,21 @@ from todo_ls.supervisor.session_todos import (
 
 
 def test_store_entries_keep_their_place_and_bad_ones_are_skipped() -> None:
+    """The store's entries are read as the supervisor reads them (the MCP tools' shape); one
+    it cannot use is skipped, and the others keep their place in the stored list."""
     stored = [
         {"content": "a", "status": "canceled"},
-        {"content": "  ", "status": "pending"},
         {"content": "b", "status": "nonsense"},
-        {"content": "c", "priority": 3},
+        "not an item",
+        {"content": "c", "status": "pending", "priority": 3},
     ]
     listed = combined([SessionTodo("host item", "cancelled")], stored)
     assert [(i.source, i.position, i.todo.content, i.todo.status) for i in listed] == [
         ("store", 0, "a", "cancelled"),
-        ("store", 3, "c", "pending"),  # no status: pending; a priority that is no text: none
+        ("store", 3, "c", "pending"),
         ("host", 0, "host item", "cancelled"),
     ]
-    assert listed[1].todo.priority is None
+    assert listed[1].todo.priority is None  # not one of high, medium, low
     assert [item["index"] for item in session_items("ses_1", listed)] == [0, 1, 2]
 
 

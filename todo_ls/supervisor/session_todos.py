@@ -16,23 +16,15 @@ See docs/status-and-commands.md.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, cast
+from typing import Any, Literal
 
+from todo_ls.agent_todos import OPEN_STATUSES, stored_todos
+from todo_ls.agent_todos import session_todos as as_session_todos
 from todo_ls.supervisor.events import SessionTodo, TodoStatus
 
 Source = Literal["host", "store"]
-
-OPEN_STATUSES = frozenset({"pending", "in_progress"})
-# The store's lists spell it as the MCP tools do; OpenCode 1.x writes "cancelled".
-_STATUSES = {
-    "pending": "pending",
-    "in_progress": "in_progress",
-    "completed": "completed",
-    "cancelled": "cancelled",
-    "canceled": "cancelled",
-}
 
 
 @dataclass(frozen=True)
@@ -45,15 +37,9 @@ class ListedTodo:
 
 
 def _stored_todo(entry: Any) -> SessionTodo | None:
-    if not isinstance(entry, Mapping):
-        return None
-    content, status = entry.get("content"), _STATUSES.get(str(entry.get("status", "pending")))
-    if not isinstance(content, str) or not content.strip() or status is None:
-        return None
-    priority = entry.get("priority")
-    return SessionTodo(
-        content, cast(TodoStatus, status), priority if isinstance(priority, str) else None
-    )
+    """One entry of the store's list, read as the supervisor reads it (None: not an item)."""
+    parsed = as_session_todos(stored_todos([entry]))
+    return parsed[0] if parsed else None
 
 
 def combined(host: Iterable[SessionTodo], stored: Sequence[Any] | None) -> tuple[ListedTodo, ...]:
