@@ -258,9 +258,10 @@ class Supervision:
 
     def toggle_todo(self, session_id: str, index: int, content: str | None) -> dict[str, Any]:
         """`todoLs.toggle {sessionID, index}`: flip an item of the session's own list between
-        completed and pending in the store. Items of the host's own list (OpenCode 1.x
-        `todowrite`) are refused: OpenCode has no route to write them, and a store copy would
-        disagree with the list the agent sees."""
+        completed and pending in the store. Items of a list the agent host keeps are refused:
+        OpenCode 1.x's `todowrite` list (OpenCode has no route to write it, and a store copy
+        would disagree with the list the agent sees) and the lists of hook hosts, which the
+        store only mirrors."""
         from todo_ls.supervisor.session_todos import combined, toggled_status
 
         runtime = self._runtime
@@ -275,10 +276,14 @@ class Supervision:
             reason = f"session {session_id} has no todo item {index}"
             return {"applied": False, "state": None, "reason": reason}
         item = listed[index]
-        if item.source == "host":
+        hook_session = None if self._hooks is None else self._hooks.find(session_id)
+        if item.source == "host" or hook_session is not None:
+            # A hook host's stored list mirrors the agent's own (TodoWrite, its tasks, the
+            # Codex plan) and is rewritten from it at the next hook event.
+            host = "the agent host's" if hook_session is None else f"{hook_session.host}'s"
             reason = (
-                "this item is in the agent host's own todo list, which only the agent can "
-                "change; ask the agent to update it"
+                f"this item is in {host} own todo list, which only the agent can change; "
+                "ask the agent to update it"
             )
             return {"applied": False, "state": item.todo.status, "reason": reason}
         target = toggled_status(item.todo.status)
