@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the real-VS-Code test needs and builds the extension (.vsix):
 #   Debian chromium + libkrb5-dev, Node 24 (npm package), code-server 4.139.1 (= VS Code 1.139.1),
-#   playwright-core, then editors/vscode: npm install, tsc, eslint, unit tests, esbuild, vsce.
+#   playwright-core, then editors/vscode (with that Node 24): npm install, tsc, eslint, unit tests,
+#   esbuild, vsce.
 # Idempotent: every step whose output exists is skipped. Heavy installs live under
 # ${TODO_LS_CACHE:-$HOME/.cache/todo-ls}.
 set -euo pipefail
@@ -58,7 +59,9 @@ if [ ! -d "$CACHE/playwright/node_modules/playwright-core" ]; then
   npm install --prefix "$CACHE/playwright" --no-audit --no-fund "playwright-core@$PLAYWRIGHT_VERSION" >"$CACHE/logs/playwright.log" 2>&1
 fi
 
-# 5. The extension: rebuilt when any of its sources is newer than the .vsix.
+# 5. The extension: rebuilt when any of its sources is newer than the .vsix. Built and unit-tested
+# with the Node 24 that runs code-server (the current LTS), not whatever `node` the machine has.
+export PATH="$CACHE/node24/bin:$PATH"
 cd "$ROOT/editors/vscode"
 VSIX=todo-ls.vsix
 if [ ! -d node_modules ] || [ package.json -nt node_modules ] || [ package-lock.json -nt node_modules ]; then

@@ -786,18 +786,39 @@ class Store:
         self._transaction(body)
 
     def session_todos(self, session_id: str) -> list[Any] | None:
-        """A session's stored todo list, or None if none was stored (the supervisor reads it
-        at every evaluation: cached until the database changes)."""
+        """A session's stored todo list, or None if none was stored (the supervisor and the
+        status read it at every evaluation: cached until the database changes)."""
 
         def read(conn: sqlite3.Connection) -> list[Any] | None:
-            row = conn.execute(
-                "SELECT json FROM session_todos WHERE session_id = ?", (session_id,)
-            ).fetchone()
-            value = json.loads(row[0]) if row else None
-            return value if isinstance(value, list) else None
+            return _todo_list(conn, session_id)
 
         found = self._cached(("session_todos", session_id), read)
         return None if found is None else list(found)
+
+    def set_session_todo_status(
+        self, session_id: str, position: int, content: str | None, status: str, now: float
+    ) -> str | None:
+        """Set the status of item `position` of a session's stored list, read and written in
+        one transaction. Returns None when done, else why not: no list, no such item, or (with
+        `content`) the item there no longer says `content` because the list was rewritten."""
+
+        def body(c: sqlite3.Connection) -> str | None:
+            todos = _todo_list(c, session_id)
+            if todos is None:
+                return f"session {session_id} has no todo list in the store"
+            if not 0 <= position < len(todos) or not isinstance(todos[position], dict):
+                return f"session {session_id} has no item {position}"
+            item = todos[position]
+            if content is not None and item.get("content") != content:
+                return f"item {position} of session {session_id} changed; list the items again"
+            todos[position] = {**item, "status": status}
+            c.execute(
+                "UPDATE session_todos SET json = ?, at = ? WHERE session_id = ?",
+                (json.dumps(todos), now, session_id),
+            )
+            return None
+
+        return self._transaction(body)
 
     def close(self) -> None:
         """Close the connection (the WAL is checkpointed by the last one to close)."""
@@ -809,6 +830,16 @@ _HOOK_COLUMNS = "session_id, host, directory, state, paused, title, detail, turn
 _RECORD_COLUMNS = (
     "session_id, open_hash, COALESCE(settled_at, claimed_at), owner, kind, state, number"
 )
+
+
+def _todo_list(conn: sqlite3.Connection, session_id: str) -> list[Any] | None:
+    row = conn.execute(
+        "SELECT json FROM session_todos WHERE session_id = ?", (session_id,)
+    ).fetchone()
+    if row is None:
+        return None
+    value = json.loads(row[0])
+    return value if isinstance(value, list) else None
 
 
 def _episode(conn: sqlite3.Connection, session_id: str) -> int:

@@ -13,7 +13,7 @@ end
 local subcommands = {
   toggle = {
     run = function(opts)
-      todo().set_state(nil, lines(opts))
+      todo().toggle(lines(opts))
     end,
   },
   done = {
@@ -62,6 +62,11 @@ local subcommands = {
   refresh = {
     run = function()
       todo().refresh()
+    end,
+  },
+  status = {
+    run = function()
+      vim.notify(table.concat(todo().describe(), '\n'), vim.log.levels.INFO, { title = 'todo-ls' })
     end,
   },
 }

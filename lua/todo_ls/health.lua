@@ -22,89 +22,56 @@ local function version_cmd(cmd)
   return out
 end
 
-local function frame(message)
-  local body = vim.json.encode(message)
-  return ('Content-Length: %d\r\n\r\n%s'):format(#body, body)
-end
-
---- Decodes the complete LSP messages in `buffer`.
-local function decode(buffer)
-  local messages, pos = {}, 1
-  while true do
-    local header_end = buffer:find('\r\n\r\n', pos, true)
-    if not header_end then
-      return messages
-    end
-    local length = tonumber(buffer:sub(pos, header_end):match('Content%-Length: (%d+)'))
-    local body = length and buffer:sub(header_end + 4, header_end + 3 + length)
-    if not body or #body < length then
-      return messages
-    end
-    local ok, message = pcall(vim.json.decode, body)
-    if ok then
-      table.insert(messages, message)
-    end
-    pos = header_end + 4 + length
-  end
-end
-
---- Starts the server outside the editor's LSP client and sends `initialize`.
+--- Starts the server outside the editor's LSP client (through `vim.lsp.rpc`, which frames the
+--- messages) and sends `initialize`, then `shutdown` and `exit`.
 ---@return table? result the initialize result
 ---@return string? error
 local function probe(cmd, timeout_ms)
-  local stdout, stderr, exit_code = '', '', nil
-  local ok, proc = pcall(vim.system, cmd, {
-    stdin = true,
-    stdout = function(_, data)
-      stdout = stdout .. (data or '')
+  local exit_code
+  local ok, rpc = pcall(vim.lsp.rpc.start, cmd, {
+    on_exit = function(code)
+      exit_code = code
     end,
-    stderr = function(_, data)
-      stderr = stderr .. (data or '')
-    end,
-  }, function(obj)
-    exit_code = obj.code
-  end)
+  })
   if not ok then
-    return nil, tostring(proc)
+    return nil, tostring(rpc)
   end
-  proc:write(frame({
-    jsonrpc = '2.0',
-    id = 1,
-    method = 'initialize',
-    params = {
-      processId = vim.fn.getpid(),
-      rootUri = vim.NIL,
-      capabilities = vim.empty_dict(),
-      clientInfo = { name = 'Neovim :checkhealth' },
-    },
-  }))
   local response
+  rpc.request('initialize', {
+    processId = vim.fn.getpid(),
+    rootUri = vim.NIL,
+    capabilities = vim.empty_dict(),
+    clientInfo = { name = 'Neovim :checkhealth' },
+  }, function(err, result)
+    response = { err = err, result = result }
+  end)
   vim.wait(timeout_ms, function()
-    for _, message in ipairs(decode(stdout)) do
-      if message.id == 1 then
-        response = message
-      end
-    end
     return response ~= nil or exit_code ~= nil
   end, 20)
   if response and response.result then
-    proc:write(frame({ jsonrpc = '2.0', id = 2, method = 'shutdown' }))
-    proc:write(frame({ jsonrpc = '2.0', method = 'exit' }))
+    local stopped = false
+    rpc.request('shutdown', nil, function()
+      stopped = true
+    end)
+    vim.wait(2000, function()
+      return stopped or exit_code ~= nil
+    end, 20)
+    rpc.notify('exit')
     vim.wait(2000, function()
       return exit_code ~= nil
     end, 20)
   end
   if exit_code == nil then
-    proc:kill('sigterm')
+    rpc.terminate()
   end
   if response and response.result then
     return response.result
   end
-  if response and response.error then
-    return nil, 'initialize failed: ' .. tostring(response.error.message)
+  if response and response.err then
+    return nil, 'initialize failed: ' .. tostring(response.err.message)
   end
   if exit_code ~= nil then
-    return nil, ('exited with code %d: %s'):format(exit_code, first_line(stderr))
+    return nil, ('exited with code %d'):format(exit_code)
   end
   return nil, ('no answer to initialize within %d ms'):format(timeout_ms)
 end
@@ -168,6 +135,9 @@ local function check_supervisor()
         #(supervisor.sessions or {})
       )
     )
+  end
+  for _, session in ipairs(supervisor.sessions or {}) do
+    vim.health.info('session ' .. require('todo_ls').session_line(session))
   end
 end
 

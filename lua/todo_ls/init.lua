@@ -28,12 +28,15 @@ local defaults = {
 ---@type todo_ls.Options
 M.options = vim.deepcopy(defaults)
 
----@type table<integer, table> client id -> last `todoLs/status` payload
+--- The server sends one status per workspace folder, each naming its `workspace`.
+---@type table<integer, table<string, table>> client id -> workspace folder URI -> last payload
 local statuses = {}
----@type table<integer, string> client id -> the subscribed files of its last status
+---@type table<integer, table<string, string>> client id -> workspace URI -> its subscribed files
 local subscribed = {}
 ---@type integer? the client that sent the most recent status
 local latest
+---@type table<integer, string> client id -> the workspace of its most recent status
+local latest_workspace = {}
 ---@type table<integer, integer> buffer -> client id, for inlay hints waiting for the first status
 local hints_pending = {}
 
@@ -110,25 +113,28 @@ end
 ---@param client_id integer
 ---@param payload table?
 function M._on_status(client_id, payload)
-  statuses[client_id] = payload
   if not payload then
-    subscribed[client_id] = nil
+    statuses[client_id], subscribed[client_id], latest_workspace[client_id] = nil, nil, nil
     if latest == client_id then
       latest = next(statuses)
     end
   else
-    latest = client_id
+    local workspace = value(payload.workspace) or ''
+    statuses[client_id] = statuses[client_id] or {}
+    statuses[client_id][workspace] = payload
+    latest, latest_workspace[client_id] = client_id, workspace
     local files = table.concat(
       vim.tbl_map(function(file)
         return file.uri
       end, payload.files or {}),
       '\n'
     )
+    subscribed[client_id] = subscribed[client_id] or {}
     local client = vim.lsp.get_client_by_id(client_id)
-    if client and files ~= subscribed[client_id] then
+    if client and files ~= subscribed[client_id][workspace] then
       repull_diagnostics(client)
     end
-    subscribed[client_id] = files
+    subscribed[client_id][workspace] = files
     for bufnr, pending_client in pairs(hints_pending) do
       if pending_client == client_id then
         hints_pending[bufnr] = nil
@@ -166,16 +172,38 @@ function M.client(bufnr)
   return vim.lsp.get_clients({ name = NAME })[1]
 end
 
-local function status_of(bufnr)
-  local client = attached(bufnr)[1]
-  if client and statuses[client.id] then
-    return statuses[client.id]
+--- The payload of the workspace folder holding `path` (the deepest one), else the client's
+--- most recent one.
+local function folder_status(client_id, path)
+  local by_folder = statuses[client_id]
+  if not by_folder then
+    return nil
   end
-  return latest and statuses[latest] or nil
+  local best, best_len = nil, -1
+  for workspace, payload in pairs(by_folder) do
+    local root = workspace ~= '' and vim.fs.normalize(vim.uri_to_fname(workspace)) or nil
+    if root and path and (path == root or path:sub(1, #root + 1) == root .. '/') and #root > best_len then
+      best, best_len = payload, #root
+    end
+  end
+  return best or by_folder[latest_workspace[client_id]]
 end
 
---- The last `todoLs/status` payload (see DESIGN.md) for the buffer's workspace, or the latest
---- one; nil before the server reported. JSON nulls are `vim.NIL`. For statusline plugins.
+local function status_of(bufnr)
+  bufnr = resolve_buf(bufnr)
+  local name = vim.api.nvim_buf_get_name(bufnr)
+  local path = name ~= '' and vim.fs.normalize(vim.fn.fnamemodify(name, ':p')) or nil
+  local client = attached(bufnr)[1]
+  local found = client and folder_status(client.id, path)
+  if found then
+    return found
+  end
+  return latest and folder_status(latest, path) or nil
+end
+
+--- The last `todoLs/status` payload for the buffer's workspace folder (each folder has its own),
+--- else the latest one; nil before the server reported. JSON nulls are `vim.NIL`. For
+--- statusline plugins.
 ---@param bufnr? integer
 ---@return table?
 function M.status(bufnr)
@@ -190,6 +218,60 @@ end
 function M.statusline(bufnr)
   local status = status_of(bufnr)
   return status and value(status.text) or ''
+end
+
+--- `ses_… working · 1 tool · 3/7 todos · paused: no-progress · claude-code "title"`: one
+--- session entry of a status, naming its host and the progress of its own todo list.
+---@param session table
+---@return string
+function M.session_line(session)
+  local parts = { ('%s %s'):format(session.id, session.state) }
+  local detail, todos = value(session.detail), value(session.todos)
+  if detail and detail ~= '' then
+    table.insert(parts, detail)
+  end
+  if todos then
+    table.insert(parts, ('%d/%d todos'):format(todos.open, todos.total))
+  end
+  if value(session.pausedReason) then
+    table.insert(parts, 'paused: ' .. session.pausedReason)
+  end
+  if value(session.host) then
+    table.insert(parts, session.host)
+  end
+  local title = value(session.title)
+  return table.concat(parts, ' · ') .. ((title and title ~= '') and (' "' .. title .. '"') or '')
+end
+
+--- The status of the buffer's workspace folder in lines: the folder, its files, the host and
+--- one line per supervised session (`:TodoLs status`).
+---@param bufnr? integer
+---@return string[]
+function M.describe(bufnr)
+  local status = status_of(bufnr)
+  if not status then
+    return { 'no status from the server yet' }
+  end
+  local workspace = value(status.workspace)
+  local lines = {
+    ('%s  %s'):format(workspace and vim.fn.fnamemodify(vim.uri_to_fname(workspace), ':~') or '?', status.text),
+  }
+  for _, file in ipairs(status.files or {}) do
+    local name = vim.fn.fnamemodify(vim.uri_to_fname(file.uri), ':t')
+    table.insert(lines, file.missing and ('  %s (missing)'):format(name) or ('  %s %d/%d open'):format(name, file.open, file.total))
+  end
+  local supervisor = value(status.supervisor) or {}
+  local host = value(supervisor.host)
+  if supervisor.enabled ~= true then
+    table.insert(lines, '  supervisor off')
+  elseif host then
+    local version = value(host.version)
+    table.insert(lines, ('  %s%s %s'):format(host.kind, version and (' ' .. version) or '', host.connected and 'connected' or 'disconnected'))
+  end
+  for _, session in ipairs(supervisor.sessions or {}) do
+    table.insert(lines, '  ' .. M.session_line(session))
+  end
+  return lines
 end
 
 --- Runs a todo-ls command on the server: `arguments = { argument }`; `on_result(result)` on success.
@@ -272,9 +354,42 @@ function M.set_state(state, opts)
   step(first)
 end
 
+--- The session item under the cursor when the current window shows the agent todo lists.
+local function session_item_here()
+  local info = vim.fn.getwininfo(vim.api.nvim_get_current_win())[1]
+  if not info or info.loclist ~= 1 then
+    return nil
+  end
+  local list = vim.fn.getloclist(0, { title = 1, items = 1 })
+  if list.title ~= M.SESSION_LIST_TITLE then
+    return nil
+  end
+  local entry = list.items[vim.api.nvim_win_get_cursor(0)[1]]
+  return entry and entry.user_data
+end
+
 --- Toggles the item on the cursor line (or `opts` lines): open -> done, anything else -> open.
+--- In the location list of agent todo lists (`:TodoLs list`), toggles that session item.
 ---@param opts? todo_ls.LineOpts
 function M.toggle(opts)
+  local item = session_item_here()
+  if item then
+    local win = vim.api.nvim_get_current_win()
+    M.toggle_session(item.sessionID, item.index, item.content, function(result)
+      local client = result.applied and M.client()
+      if not client or not vim.api.nvim_win_is_valid(win) then
+        return
+      end
+      -- Show the new state in place (in a location list window this is its parent's list).
+      execute(client, 'todoLs.list', vim.empty_dict(), nil, function(listed)
+        local _, session_items = M._list_entries(listed)
+        if vim.api.nvim_win_is_valid(win) then
+          vim.fn.setloclist(win, {}, 'r', { title = M.SESSION_LIST_TITLE, items = session_items })
+        end
+      end)
+    end)
+    return
+  end
   M.set_state(nil, opts)
 end
 
@@ -303,33 +418,96 @@ function M.subscribe(subscribe, path, bufnr)
   end)
 end
 
---- Fills the quickfix list with the open items of the workspace (`path:line  text`) and opens it.
+local STATUS_MARKS = { completed = '[x]', in_progress = '[/]', cancelled = '[~]', canceled = '[~]' }
+
+--- The entries of a `todoLs.list` result: file items for the quickfix list (each opened by its
+--- own `uri`, whichever workspace folder holds it) and the items of the agent sessions' own
+--- todo lists for a location list (`user_data` keeps what `toggle_session` needs).
+---@param result table
+---@return table[] files, table[] sessions
+function M._list_entries(result)
+  local files, sessions = {}, {}
+  for _, item in ipairs(result.items or {}) do
+    if value(item.sessionID) then
+      local priority = value(item.priority)
+      table.insert(sessions, {
+        text = ('%s %s%s  (%s #%d)'):format(
+          STATUS_MARKS[item.status] or '[ ]',
+          item.content,
+          priority and (' · ' .. priority) or '',
+          item.sessionID,
+          item.index + 1
+        ),
+        valid = 0,
+        user_data = { sessionID = item.sessionID, index = item.index, content = item.content },
+      })
+    else
+      local text = item.text
+      if item.state ~= 'open' then
+        text = ('[%s] %s'):format(item.state, text)
+      end
+      table.insert(files, { filename = vim.uri_to_fname(item.uri), lnum = item.line, text = text })
+    end
+  end
+  return files, sessions
+end
+
+M.SESSION_LIST_TITLE = 'todo-ls: agent todo lists'
+
+--- Fills the quickfix list with the open items of every workspace folder (`path:line  text`)
+--- and the current window's location list with the items of the agent sessions' own todo
+--- lists (`:TodoLs toggle` there flips one), and opens them.
 ---@param bufnr? integer
----@param on_done? fun(items: table[])
+---@param on_done? fun(items: table[], session_items: table[])
 function M.list(bufnr, on_done)
   local client = need_client(bufnr, false)
   if not client then
     return
   end
+  local win = vim.api.nvim_get_current_win()
   execute(client, 'todoLs.list', vim.empty_dict(), bufnr, function(result)
-    local workspace = value(result.workspace)
-    local root = workspace and vim.uri_to_fname(workspace) or client.root_dir
-    local items = {}
-    for _, item in ipairs(result.items or {}) do
-      local text = item.text
-      if item.state ~= 'open' then
-        text = ('[%s] %s'):format(item.state, text)
-      end
-      table.insert(items, { filename = vim.fs.joinpath(root, item.path), lnum = item.line, text = text })
-    end
+    local items, session_items = M._list_entries(result)
     vim.fn.setqflist({}, ' ', { title = 'todo-ls: open items', items = items })
-    if #items == 0 then
+    if vim.api.nvim_win_is_valid(win) then
+      vim.fn.setloclist(win, {}, ' ', { title = M.SESSION_LIST_TITLE, items = session_items })
+    end
+    if #items == 0 and #session_items == 0 then
       notify('no open items')
-    else
+    end
+    if #items > 0 then
       vim.cmd('botright copen')
     end
+    if #session_items > 0 and vim.api.nvim_win_is_valid(win) then
+      vim.api.nvim_win_call(win, function()
+        vim.cmd('lopen')
+      end)
+    end
     if on_done then
-      on_done(items)
+      on_done(items, session_items)
+    end
+  end)
+end
+
+--- Flips an item of a session's own todo list between completed and pending (in todo-ls's
+--- store; an item of OpenCode's own list is refused with the reason), then lists again.
+---@param session_id string
+---@param index integer 0-based place in the session's list
+---@param content? string the item's text as listed: refused if the list changed meanwhile
+---@param on_done? fun(result: table)
+function M.toggle_session(session_id, index, content, on_done)
+  local client = need_client(nil, false)
+  if not client then
+    return
+  end
+  local argument = { sessionID = session_id, index = index, content = content }
+  execute(client, 'todoLs.toggle', argument, nil, function(result)
+    if result.applied then
+      notify(('%q is now %s (%s)'):format(content or ('#' .. (index + 1)), value(result.state), session_id))
+    else
+      notify(('not changed: %s'):format(value(result.reason) or 'refused'), vim.log.levels.WARN)
+    end
+    if on_done then
+      on_done(result)
     end
   end)
 end
@@ -371,7 +549,7 @@ local function describe_nudge(result)
 end
 
 --- Asks the supervisor to nudge, pause or resume one session (`session_id`) or every supervised
---- session of the workspace, and reports the answer.
+--- session of the buffer's workspace folder, and reports the answer.
 ---@param action 'nudge'|'pause'|'resume'
 ---@param session_id? string
 ---@param bufnr? integer
@@ -381,7 +559,10 @@ function M.supervisor(action, session_id, bufnr, on_done)
   if not client then
     return
   end
-  local argument = session_id and { sessionID = session_id } or vim.empty_dict()
+  local status = status_of(bufnr)
+  local workspace = status and value(status.workspace)
+  local argument = session_id and { sessionID = session_id }
+    or (workspace and { workspace = workspace } or vim.empty_dict())
   execute(client, 'todoLs.' .. action, argument, bufnr, function(result)
     local message = action == 'nudge' and describe_nudge(result)
       or describe_sessions(action == 'pause' and 'paused' or 'resumed', result)

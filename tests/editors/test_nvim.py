@@ -22,6 +22,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fake_agents import PASSWORD_ENV, busy_sessions
+
+from todo_ls.store import Store
 
 pytestmark = pytest.mark.editor
 
@@ -116,7 +119,11 @@ def private_env(tmp_path: Path) -> dict[str, str]:
 
 
 def run_scenario(
-    scenario: str, tmp_path: Path, plugin: Path, server: list[str] = SERVER
+    scenario: str,
+    tmp_path: Path,
+    plugin: Path,
+    server: list[str] = SERVER,
+    extra_env: dict[str, str] | None = None,
 ) -> NvimRun:
     workspace = make_workspace(tmp_path)
     result_file = tmp_path / "result.json"
@@ -125,6 +132,7 @@ def run_scenario(
         "TODO_LS_TEST_PLUGIN": str(plugin),
         "TODO_LS_TEST_CMD": json.dumps(server),
         "TODO_LS_TEST_RESULT": str(result_file),
+        **(extra_env or {}),
     }
     proc = subprocess.run(
         [_nvim(), "--headless", "--clean", "-l", str(RUN_LUA), scenario],
@@ -141,8 +149,10 @@ def run_scenario(
     return NvimRun(proc.returncode, result, proc.stderr, log)
 
 
-def ok_run(scenario: str, tmp_path: Path, plugin: Path) -> NvimRun:
-    run = run_scenario(scenario, tmp_path, plugin)
+def ok_run(
+    scenario: str, tmp_path: Path, plugin: Path, extra_env: dict[str, str] | None = None
+) -> NvimRun:
+    run = run_scenario(scenario, tmp_path, plugin, extra_env=extra_env)
     assert run.returncode == 0 and run.result.get("error") is None, run.explain()
     return run
 
@@ -211,7 +221,7 @@ def test_commands_edit_lines_fill_quickfix_and_reach_the_supervisor(
     data = run.data
     assert data["completion"] == [
         "cancel", "done", "list", "nudge", "pause", "refresh", "resume", "state",
-        "subscribe", "toggle", "unsubscribe",
+        "status", "subscribe", "toggle", "unsubscribe",
     ]  # fmt: skip
     assert data["completion_state"] == ["blocked"]
     assert data["inlay_hints_enabled"] is False  # the option is off by default
@@ -248,6 +258,69 @@ def test_subscribe_command_brings_diagnostics(tmp_path: Path, plugin_copy: Path)
     assert "3/6 open" in data["status_subscribed"]
     assert "2/5 open" in data["status_unsubscribed"]
     assert "(2 subscribed)" in data["subscribe_message"]
+
+
+SECOND_PLAN = "# Second\n\n- [ ] only item here\n- [x] done one\n"
+SESSION = "ses_second"
+SESSION_TODOS = [
+    {"content": "Write the parser", "status": "completed"},
+    {"content": "Update the docs", "status": "pending", "priority": "high"},
+]
+
+
+def test_two_folders_have_a_status_each_and_the_list_opens_the_second_folders_file(
+    tmp_path: Path, plugin_copy: Path
+) -> None:
+    """One client, two workspace folders; an agent session (fake 2.x host) works in the second
+    folder and keeps its own todo list in the store."""
+    second = tmp_path / "second"
+    (second / ".git").mkdir(parents=True)
+    (second / "PLAN.md").write_text(SECOND_PLAN, encoding="utf-8")
+    state_dir = tmp_path / "todo-ls-state"  # private_env's TODO_LS_STATE_DIR
+    with busy_sessions(state_dir, {SESSION: second}, {SESSION: SESSION_TODOS}) as fake:
+        env = {"TODO_LS_TEST_SECOND": str(second), "TODO_LS_TEST_URL": fake.url}
+        run = ok_run("folders", tmp_path, plugin_copy, {**env, PASSWORD_ENV: fake.password})
+    data = run.data
+    assert data["same_client"] is True
+
+    status = data["second_status"]
+    assert status["workspace"] == second.as_uri()
+    assert [f["uri"] for f in status["files"]] == [(second / "PLAN.md").as_uri()]
+    [session] = status["supervisor"]["sessions"]
+    assert (session["id"], session["host"], session["todos"]) == (
+        SESSION,
+        "opencode-v2",
+        {"open": 1, "total": 2},
+    )
+    assert data["second_statusline"].endswith("1/2 open · working")
+    # The first folder has no session: its own count, no state word.
+    assert data["first_statusline"].endswith("2/5 open"), data["first_statusline"]
+    assert any(
+        line.strip().startswith(f"{SESSION} working · ") and "1/2 todos · opencode-v2" in line
+        for line in data["described"]
+    ), data["described"]
+
+    quickfix = [(Path(e["file"]), e["lnum"], e["text"]) for e in data["quickfix"]]
+    assert (second / "PLAN.md", 3, "only item here") in quickfix, quickfix
+    assert (tmp_path / "project" / "PLAN.md", 5, "write the parser") in quickfix, quickfix
+    assert data["jumped"] == {"file": str(second / "PLAN.md"), "lnum": 3}
+
+    assert data["loclist_title"] == "todo-ls: agent todo lists"
+    assert data["loclist"] == [
+        f"[x] Write the parser  ({SESSION} #1)",
+        f"[ ] Update the docs · high  ({SESSION} #2)",
+    ]
+    assert data["in_loclist"] is True
+    assert "Update the docs" in data["toggle_message"]
+    assert data["loclist_after"][1] == f"[x] Update the docs · high  ({SESSION} #2)"
+    store = Store.open(state_dir)
+    try:
+        assert store.session_todos(SESSION) == [
+            SESSION_TODOS[0],
+            {**SESSION_TODOS[1], "status": "completed"},
+        ]
+    finally:
+        store.close()
 
 
 def _health_ok(lines: list[str], what: str) -> bool:

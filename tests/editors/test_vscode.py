@@ -31,11 +31,13 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from fake_agents import PASSWORD_ENV, busy_sessions
 from fake_model import FakeModel, bash, stall, text
 from scenarios import OpencodeServer
 from test_editor_agent import FIRST_OPEN_LINE, model, nudges_received, opencode, state_words
 
 from todo_ls import __version__
+from todo_ls.store import Store
 
 pytestmark = pytest.mark.editor
 
@@ -150,12 +152,18 @@ def _profile(
             "todoLs.supervisor.toasts": False,
         }
     _write_json(workspace / ".vscode" / "settings.json", {"todoLs.markdownFiles": ["PLAN.md"]})
+    command = {} if server_command is None else {"todoLs.server.command": server_command}
+    return workspace, _user_settings(tmp, {**command, **supervisor})
+
+
+def _user_settings(tmp: Path, todo_ls: dict[str, object]) -> list[str]:
+    """A fresh VS Code profile in `tmp` with the `todo_ls` settings; returns code-server's base
+    arguments (config, profile and extension folders)."""
     user_data = tmp / "user-data"
     _write_json(
         user_data / "User" / "settings.json",
         {
-            **({} if server_command is None else {"todoLs.server.command": server_command}),
-            **supervisor,
+            **todo_ls,
             "workbench.startupEditor": "none",
             # Tooltips after 0.2 s instead of 1.5 s: the tests read them, some more than once.
             "workbench.hover.delay": 200,
@@ -178,7 +186,7 @@ def _profile(
         "--extensions-dir",
         str(tmp / "extensions"),
     ]
-    return workspace, base
+    return base
 
 
 @contextmanager
@@ -247,6 +255,7 @@ def _drive(
     scenario: dict[str, str] | None = None,
     vsix: Path | None = VSIX,
     env: dict[str, str | None] | None = None,
+    profile: tuple[Path, list[str]] | None = None,
 ) -> list[Step]:
     """Runs vscode_e2e.mjs against a fresh code-server; returns its steps, fails with its story.
 
@@ -254,11 +263,12 @@ def _drive(
     each step as the driver reports it, so the test can act on the agent side meanwhile.
     `scenario` (SCENARIO and its inputs) picks another driver scenario, `vsix` the extension to
     install (None: keep the one an earlier run in `tmp` installed), `env` changes code-server's
-    environment (see _env)."""
+    environment (see _env), `profile` replaces _profile's (what code-server opens, its base
+    arguments)."""
     _installed()
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     (ARTIFACTS / "failure.png").unlink(missing_ok=True)
-    workspace, base = _profile(tmp, server_command, opencode)
+    workspace, base = profile or _profile(tmp, server_command, opencode)
     server_env: dict[str, str | None] = dict(env or {})
     if opencode is not None and opencode.password is not None:
         server_env["OPENCODE_SERVER_PASSWORD"] = opencode.password
@@ -332,16 +342,22 @@ def _activation_lines(tmp: Path) -> list[str]:
 
 
 def test_extension_typechecks_lints_and_passes_its_unit_tests() -> None:
+    """With the Node 24 that runs code-server: `node --test` of a folder broke on Node 22+."""
     _installed()
+    env = {**os.environ, "PATH": f"{NODE24_BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
     run = subprocess.run(
         ["npm", "run", "--silent", "check"],
         cwd=EXTENSION,
+        env=env,
         capture_output=True,
         text=True,
         timeout=180,
     )
     assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-4000:]
-    assert "# fail 0" in run.stdout
+    # Node 24's test runner summary (spec reporter): `ℹ pass 16`, `ℹ fail 0`.
+    passed = re.search(r"^ℹ pass (\d+)$", run.stdout, re.MULTILINE)
+    assert passed and int(passed.group(1)) > 0, run.stdout[-4000:]
+    assert re.search(r"^ℹ fail 0$", run.stdout, re.MULTILINE), run.stdout[-4000:]
 
 
 def test_status_bar_problems_inlay_hints_and_quick_fix_in_real_vscode(tmp_path: Path) -> None:
@@ -593,3 +609,68 @@ def test_bundled_server_without_python_says_so_once_and_does_not_restart(
     assert log.count("todo-ls needs Python") == 1, log
     assert "Starting the server" not in log
     assert not (tmp_path / "user-data" / "User" / "globalStorage" / "todo-ls.todo-ls").exists()
+
+
+TASKS = "# Tasks\n\n- [ ] only item here\n- [x] done one\n"
+SESSION = "ses_second"
+
+
+def test_multi_root_status_per_folder_and_an_agent_todo_list_in_real_vscode(
+    tmp_path: Path,
+) -> None:
+    """Two folders in one window: the status bar follows the active editor's folder; an agent
+    session (fake 2.x host) in the second folder keeps its own list in the store, which the
+    tooltip counts and the quick pick toggles."""
+    project, second = tmp_path / "project", tmp_path / "second"
+    project.mkdir()
+    second.mkdir()
+    (project / "PLAN.md").write_text(PLAN, encoding="utf-8")
+    (second / "TASKS.md").write_text(TASKS, encoding="utf-8")
+    opens = tmp_path / "two.code-workspace"
+    _write_json(opens, {"folders": [{"path": "project"}, {"path": "second"}]})
+    todos = [
+        {"content": "Write the parser", "status": "completed"},
+        {"content": "Update the docs", "status": "pending"},
+    ]
+    state_dir = tmp_path / "todo-ls-state"  # _env's TODO_LS_STATE_DIR
+    with busy_sessions(state_dir, {SESSION: second}, {SESSION: todos}) as fake:
+        settings: dict[str, object] = {
+            "todoLs.server.command": [sys.executable, "-m", "todo_ls"],
+            "todoLs.markdownFiles": ["PLAN.md", "TASKS.md"],
+            "todoLs.supervisor.url": fake.url,
+            "todoLs.supervisor.toasts": False,
+        }
+        run = _drive(
+            tmp_path,
+            None,
+            scenario={"SCENARIO": "folders", "WORKSPACE": str(project), "SESSION": SESSION},
+            env={PASSWORD_ENV: fake.password},
+            profile=(opens, _user_settings(tmp_path, settings)),
+        )
+    steps = {str(step["step"]): step for step in run}
+    assert list(steps) == [
+        "workbench loaded",
+        "TASKS.md open",
+        "second folder status",
+        "tooltip shows the session's todos",
+        "quick pick lists the session items",
+        "session item toggled",
+        "PLAN.md open",
+        "first folder status",
+    ]
+    assert steps["second folder status"]["text"] == "📋 ████░░░░ 1/2 open · working"
+    tooltip = steps["tooltip shows the session's todos"]["tooltip"]
+    assert isinstance(tooltip, list)
+    assert "Folder second:" in tooltip and "TASKS.md 1/2 open" in tooltip, tooltip
+    assert any(line.startswith("Folder project: 📋") for line in tooltip), tooltip
+    rows = steps["quick pick lists the session items"]["rows"]
+    assert isinstance(rows, list)
+    assert any("only item here" in row and "second/TASKS.md:3" in row for row in rows), rows
+    assert any("[ ] Update the docs" in row and f"{SESSION} #2" in row for row in rows), rows
+    assert "Update the docs" in str(steps["session item toggled"]["message"])
+    assert steps["first folder status"]["text"] == "📋 ███░░░░░ 3/5 open"
+    store = Store.open(state_dir)
+    try:
+        assert store.session_todos(SESSION) == [todos[0], {**todos[1], "status": "completed"}]
+    finally:
+        store.close()

@@ -6,8 +6,10 @@
 //   CHROMIUM         the Chromium binary
 //   BROKEN_SERVER_COMMAND  JSON array: a server command line that cannot start
 //   SCENARIO         "editing" (default), "agent" (then PROGRESS: the count PLAN.md starts with),
-//                    "bundled" (the server the extension set up itself: status, then a quick fix) or
-//                    "no-python" (no Python to set it up with: one message, no restarts)
+//                    "bundled" (the server the extension set up itself: status, then a quick fix),
+//                    "no-python" (no Python to set it up with: one message, no restarts) or
+//                    "folders" (a multi-root workspace: WORKSPACE is its first folder, with PLAN.md;
+//                    the second folder holds TASKS.md and an agent session SESSION with a todo list)
 // Prints one JSON line per passed step (ms since start) and exits 1 on the first failure.
 import { readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -73,14 +75,18 @@ async function openPlan(line) {
   await page.locator(".monaco-workbench").waitFor({ timeout: 30_000 });
   await statusBar.waitFor({ timeout: TIMEOUT });
   step("workbench loaded");
+  await openFile("PLAN.md", line);
+}
 
+/** Quick Open (Ctrl+P) `name`; `line` in the editor shows it is open. */
+async function openFile(name, line) {
   await page.locator(".monaco-workbench").click({ position: { x: 700, y: 400 } });
   await page.keyboard.press("Control+P");
-  await page.locator(".quick-input-widget input").fill("PLAN.md");
-  await page.locator(".quick-input-list .monaco-list-row").first().waitFor({ timeout: TIMEOUT });
+  await page.locator(".quick-input-widget input").fill(name);
+  await page.locator(".quick-input-list .monaco-list-row", { hasText: name }).first().waitFor({ timeout: TIMEOUT });
   await page.keyboard.press("Enter");
-  await waitFor("PLAN.md in the editor", () => editorLines.innerText(), (t) => t.includes(line));
-  step("PLAN.md open");
+  await waitFor(`${name} in the editor`, () => editorLines.innerText(), (t) => t.includes(line));
+  step(`${name} open`);
 }
 
 /** The status bar shows PLAN.md's counts: the server runs and has read the plan. */
@@ -269,6 +275,40 @@ async function agent() {
 }
 
 /**
+ * A multi-root workspace: the status bar shows the active editor's folder, the tooltip a
+ * session's own todos and host, and the quick pick toggles an item of that session's list.
+ */
+async function folders() {
+  const session = env("SESSION");
+  await openFile("TASKS.md", "only item here");
+  const second = await waitFor("the second folder's status", () => statusBar.innerText(), (t) => /📋 [█░]+ 1\/2 open · working/.test(t));
+  step("second folder status", { text: second.match(/📋 [^\n]*/)[0] });
+  const hover = await tooltip("the session's todos", (t) => new RegExp(`^${session} working · .*1/2 todos · opencode-v2`, "m").test(t));
+  step("tooltip shows the session's todos", { tooltip: hover.split("\n").filter(Boolean), screenshot: await shot("13-folders-tooltip") });
+  await page.mouse.move(1000, 480);
+  await page.keyboard.press("Escape");
+
+  // A click on the status bar item: the open items and, apart, the agent's list.
+  await statusBar.locator(".statusbar-item", { hasText: "📋" }).click();
+  const row = page.locator(".quick-input-list .monaco-list-row", { hasText: "Update the docs" });
+  await row.waitFor({ timeout: TIMEOUT });
+  const rows = await page.locator(".quick-input-list .monaco-list-row").allInnerTexts();
+  step("quick pick lists the session items", { rows: rows.map((r) => plain(r).replace(/\n/g, " ")), screenshot: await shot("14-folders-quick-pick") });
+  await row.click();
+  const toast = page.locator(".notification-toast", { hasText: "is now completed" }).first();
+  await toast.waitFor({ timeout: TIMEOUT });
+  const toggled = await tooltip("the toggled todo", (t) => new RegExp(`^${session} working · .*0/2 todos`, "m").test(t));
+  step("session item toggled", { message: plain(await toast.innerText()), tooltip: toggled.split("\n").filter(Boolean) });
+  await page.mouse.move(1000, 480);
+  await page.keyboard.press("Escape");
+
+  // The first folder's file: its own status (no session there, so no state word).
+  await openFile("PLAN.md", "write the intro");
+  const first = await waitFor("the first folder's status", () => statusBar.innerText(), (t) => /📋 [█░]+ 3\/5 open(?! ·)/.test(t));
+  step("first folder status", { text: first.match(/📋 [^\n]*/)[0] });
+}
+
+/**
  * No Python the bundled server fits: the status bar and one error message say so, and nothing
  * retries. The window is watched for a while (OBSERVE_MS) to catch restarts.
  */
@@ -284,7 +324,13 @@ async function noPython() {
 
 let failed = false;
 try {
-  if (scenario === "bundled") {
+  if (scenario === "folders") {
+    await page.goto(url);
+    await page.locator(".monaco-workbench").waitFor({ timeout: 30_000 });
+    await statusBar.waitFor({ timeout: TIMEOUT });
+    step("workbench loaded");
+    await folders();
+  } else if (scenario === "bundled") {
     await openPlan("write the intro");
     await statusBarCounts();
     await quickFixMarksDone();

@@ -62,7 +62,9 @@ async def test_each_workspace_folder_gets_its_own_settings(start: Start, tmp_pat
     editor.client.workspace_did_change_configuration(
         types.DidChangeConfigurationParams(settings=None)
     )
-    await editor.wait_status(lambda s: s.total == 8)  # alpha/PLAN.md 7, beta/TODO.md 1
+    # One status per folder: alpha/PLAN.md's 7 items, beta/TODO.md's 1.
+    await editor.wait_status(lambda s: s.workspace == alpha.as_uri() and s.total == 7)
+    await editor.wait_status(lambda s: s.workspace == beta.as_uri() and s.total == 1)
     assert len(await editor.pull(editor.open("PLAN.md"))) == 4
     assert await editor.pull(editor.open("TODO.md")) == []  # not subscribed in alpha
     beta_todo, beta_plan = (beta / "TODO.md").as_uri(), (beta / "PLAN.md").as_uri()

@@ -231,11 +231,9 @@ async def test_code_lens_on_first_line(editor: Editor, root: Path) -> None:
     title, command = commands[0]
     assert title.startswith("4/7 open · supervisor: ")
     assert command == "todoLs.refresh"
-    assert commands[1:] == [
-        ("Nudge now", "todoLs.nudge"),
-        ("Pause", "todoLs.pause"),
-        ("Resume", "todoLs.resume"),
-    ]
+    # No session yet: neither Pause nor Resume applies (tests/lsp/test_folders_and_sessions.py
+    # has the lenses with sessions).
+    assert commands[1:] == [("Nudge now", "todoLs.nudge")]
     for lens in lenses:
         assert lens.command is not None
         result = await editor.command(lens.command.command, *(lens.command.arguments or []))

@@ -122,3 +122,15 @@ async def test_a_permission_prompt_shows_waiting_with_the_question(
     status = await wait_session(editor, time.monotonic(), state="working")
     counts = session(status).todos
     assert (counts.open, counts.total) == (1, 2)
+    # todoLs.list shows its items; the editor cannot change them: the store only mirrors the
+    # list Claude Code keeps, and the next hook event would write it back.
+    listed = await editor.command("todoLs.list", {})
+    items = [
+        (i["sessionID"], i["index"], i["content"], i["status"])
+        for i in listed["items"]
+        if "sessionID" in i
+    ]
+    assert (SESSION, 0, "Refactor", "in_progress") in items
+    assert (SESSION, 1, "Test", "completed") in items
+    refused = await editor.command("todoLs.toggle", {"sessionID": SESSION, "index": 0})
+    assert refused["applied"] is False and "claude-code's own todo list" in refused["reason"]

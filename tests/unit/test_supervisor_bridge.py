@@ -353,6 +353,40 @@ def test_a_bad_value_from_the_project_file_is_named_with_the_file(
     assert str(project) not in from_flag  # --settings set that one
 
 
+async def test_toggle_refuses_an_item_of_the_hosts_own_list_and_flips_a_store_item(
+    tmp_path: Path,
+) -> None:
+    """OpenCode 1.x keeps its `todowrite` list itself and has no route to write it: toggling
+    such an item is refused with a reason; an item of the store's list flips."""
+    b = Bridge(tmp_path)
+    assert b.ls.store is not None
+    b.ls.store.set_session_todos(S, [{"content": "Ship it", "status": "pending"}], b.clock.now())
+    b.sup.start()
+    await b.drain()
+    await b.turn()
+    before = b.ls.status_calls
+    refused = b.sup.toggle_todo(S, 1, None)  # after the store's item: OpenCode's "Add tests"
+    assert refused["applied"] is False and refused["state"] == "pending"
+    assert "only the agent can change" in refused["reason"]
+    assert b.sup.toggle_todo(S, 0, "Ship it") == {"applied": True, "state": "completed"}
+    assert b.ls.store.session_todos(S) == [{"content": "Ship it", "status": "completed"}]
+    assert b.sup.status()["sessions"][0]["todos"] == {"open": 1, "total": 2}
+    assert b.ls.status_calls > before
+    await b.sup.stop()
+
+
+async def test_toggle_without_a_runtime_uses_the_store(tmp_path: Path) -> None:
+    """Sessions known only from the store (a hook host's) can be toggled with the supervisor
+    off."""
+    b = Bridge(tmp_path)
+    assert b.ls.store is not None
+    b.ls.store.set_session_todos("ses_hook", [{"content": "a", "status": "completed"}], 1.0)
+    assert b.sup.toggle_todo("ses_hook", 0, None) == {"applied": True, "state": "pending"}
+    assert b.ls.store.session_todos("ses_hook") == [{"content": "a", "status": "pending"}]
+    b.ls.store = None
+    assert b.sup.toggle_todo("ses_hook", 0, None)["reason"] == "the state store is unavailable"
+
+
 async def test_headless_without_opencode_says_what_to_run(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -653,12 +653,15 @@ async def test_status_shape(h: Harness) -> None:
     assert status["sessions"] == [
         {
             "id": S,
+            "host": "opencode-v1",
             "title": "plan",
             "state": "idle",
             "detail": "quiet 0s · nudge in 5s",
             "open": 2,
             "nudges": 0,
             "pausedReason": None,
+            # The session's own (todowrite) list: both items still pending.
+            "todos": {"open": 2, "total": 2},
         }
     ]
     assert h.changes > 0
@@ -757,3 +760,63 @@ async def test_stop_during_a_send_leaves_nothing_behind(h: Harness) -> None:
     assert h.host.sent == [] and h.host.closed
     assert h.clock.pending == []
     assert h.store.nudges(S) == []
+
+
+async def test_status_and_commands_per_workspace_folder(tmp_path: Path) -> None:
+    """Each folder's status lists its own sessions; a command scoped to a folder leaves the
+    other folder's sessions alone."""
+    h = Harness(tmp_path)
+    other = str(tmp_path / "other")
+    h.workspace.roots = [h.project, other]
+    await h.start()
+    try:
+        await h.turn("ses_a")
+        await h.turn("ses_b", directory=other)
+        assert [s["id"] for s in h.rt.status(h.project)["sessions"]] == ["ses_a"]
+        assert [s["id"] for s in h.rt.status(other)["sessions"]] == ["ses_b"]
+        assert [s["id"] for s in h.rt.status()["sessions"]] == ["ses_a", "ses_b"]
+        assert h.rt.pause(None, other) == {"sessions": [{"id": "ses_b", "state": "paused"}]}
+        assert h.rt.state_word(other) == "paused"
+        assert h.rt.state_word(h.project) == "idle"
+        assert h.rt.resume(None, h.project) == {"sessions": [{"id": "ses_a", "state": "idle"}]}
+        assert h.store.paused("ses_b") is not None  # resuming the first folder kept this pause
+    finally:
+        await h.close()
+
+
+async def test_scope_all_lists_a_session_outside_every_folder_in_the_first(
+    tmp_path: Path,
+) -> None:
+    h = Harness(tmp_path, SupervisorSettings(scope="all"))
+    h.workspace.roots = [h.project, str(tmp_path / "other")]
+    await h.start()
+    try:
+        await h.turn(directory=str(tmp_path / "elsewhere"))
+        assert [s["id"] for s in h.rt.status(h.project)["sessions"]] == [S]
+        assert h.rt.status(str(tmp_path / "other"))["sessions"] == []
+    finally:
+        await h.close()
+
+
+async def test_the_store_list_follows_the_host_list_in_status_items_and_open_set(
+    h: Harness,
+) -> None:
+    """The store's list (the MCP tools') first, then OpenCode's own: one list for the status
+    summary, `todoLs.list` and the items a nudge names."""
+    h.store.set_session_todos(
+        S, [{"content": "Store item", "status": "pending"}, "not an item"], h.clock.now()
+    )
+    await h.turn()
+    assert h.session()["todos"] == {"open": 3, "total": 3}
+    assert h.session()["open"] == 3
+    items = h.rt.session_list_items()
+    assert [(i["index"], i["content"], i["status"]) for i in items] == [
+        (0, "Store item", "pending"),
+        (1, "Write the parser", "in_progress"),
+        (2, "Add unit tests", "pending"),
+    ]
+    assert [(t.source, t.position) for t in h.rt.session_todos(S)] == [
+        ("store", 0),
+        ("host", 0),
+        ("host", 1),
+    ]

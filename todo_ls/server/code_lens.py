@@ -1,5 +1,6 @@
-"""Code lens on the first line of a subscribed file: progress and the supervisor's state,
-with `Nudge now` / `Pause` / `Resume` bound to the commands."""
+"""Code lens on the first line of a subscribed file: progress and the supervisor's state for
+the file's workspace folder, with `Nudge now` and `Pause` or `Resume` (whichever applies to
+that folder's sessions) bound to the commands, scoped to the folder."""
 
 from __future__ import annotations
 
@@ -20,18 +21,30 @@ def lens_title(progress: Progress, state_word: str | None) -> str:
 
 
 def file_lenses(
-    progress: Progress, state_word: str | None, supervisor_enabled: bool
+    progress: Progress,
+    state_word: str | None,
+    supervisor_enabled: bool,
+    session_states: list[str],
+    workspace: str,
 ) -> list[types.CodeLens]:
-    """The lenses of one subscribed file."""
-    entries = [(lens_title(progress, state_word), "todoLs.refresh")]
+    """The lenses of one subscribed file. `Pause` shows while a session of the folder is
+    supervised and not paused, `Resume` while one is paused (both only when the folder has
+    sessions of each kind)."""
+    entries: list[tuple[str, str, dict[str, str]]] = [
+        (lens_title(progress, state_word), "todoLs.refresh", {})
+    ]
     if supervisor_enabled:
-        entries += [("Nudge now", "todoLs.nudge"), ("Pause", "todoLs.pause")]
-        entries += [("Resume", "todoLs.resume")]
+        scoped = {"workspace": workspace}
+        entries.append(("Nudge now", "todoLs.nudge", scoped))
+        if any(state != "paused" for state in session_states):
+            entries.append(("Pause", "todoLs.pause", scoped))
+        if "paused" in session_states:
+            entries.append(("Resume", "todoLs.resume", scoped))
     return [
         types.CodeLens(
-            range=_TOP, command=types.Command(title=title, command=command, arguments=[{}])
+            range=_TOP, command=types.Command(title=title, command=command, arguments=[argument])
         )
-        for title, command in entries
+        for title, command, argument in entries
     ]
 
 
@@ -42,11 +55,17 @@ def register(server: TodoLanguageServer) -> None:
     ) -> list[types.CodeLens]:
         await ls.configuration.ready()  # settings being fetched decide what to show
         path = uri_to_path(params.text_document.uri)
-        if (
-            not ls.settings_for(path).code_lens.enabled
-            or path is None
-            or not ls.workspace_index.is_subscribed(path)
-        ):
+        if path is None or not ls.settings_for(path).code_lens.enabled:
+            return []
+        folder = ls.workspace_index.subscription_folder(path)
+        if folder is None:
             return []
         progress = ls.workspace_index.state(path).progress
-        return file_lenses(progress, ls.supervision.state_word(), ls.settings.supervisor.enabled)
+        sessions = ls.supervision.status(folder.key)["sessions"]
+        return file_lenses(
+            progress,
+            ls.supervision.state_word(folder.key),
+            ls.settings_for(path).supervisor.enabled,
+            [session["state"] for session in sessions],
+            folder.uri,
+        )

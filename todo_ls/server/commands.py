@@ -17,7 +17,7 @@ from todo_ls.checklist import STATES
 from todo_ls.server.core import TodoLanguageServer
 from todo_ls.server.edits import apply_marker_edits
 from todo_ls.server.status import open_items, status_payload
-from todo_ls.workspace import SubscriptionError, path_to_uri, uri_to_path
+from todo_ls.workspace import Folder, SubscriptionError, path_to_uri, uri_to_path
 
 
 def _invalid(message: str) -> JsonRpcInvalidParams:
@@ -42,6 +42,18 @@ def _field(
     if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
         raise _invalid(f"{command}: `{name}` must be a {kind.__name__}")
     return value
+
+
+def _workspace(ls: TodoLanguageServer, command: str, obj: Mapping[str, Any]) -> Folder | None:
+    """The workspace folder named by the optional `workspace` URI (None: every folder)."""
+    uri: str | None = _field(command, obj, "workspace", str, optional=True)
+    if uri is None:
+        return None
+    path = uri_to_path(uri)
+    for folder in ls.workspace_index.folders:
+        if folder.uri == uri or folder.path == path:
+            return folder
+    raise _invalid(f"{command}: {uri} is not a workspace folder of this server")
 
 
 def _line(command: str, obj: Mapping[str, Any]) -> int:
@@ -88,6 +100,11 @@ def register(server: TodoLanguageServer) -> None:
     @server.command("todoLs.toggle")
     async def toggle(ls: TodoLanguageServer, *args: Any) -> dict[str, Any]:
         obj = one_object("todoLs.toggle", args)
+        if "sessionID" in obj:
+            session = _field("todoLs.toggle", obj, "sessionID", str)
+            index: int = _field("todoLs.toggle", obj, "index", int)
+            content: str | None = _field("todoLs.toggle", obj, "content", str, optional=True)
+            return ls.supervision.toggle_todo(session, index, content)
         uri = _field("todoLs.toggle", obj, "uri", str)
         return await set_item_state(ls, uri, _line("todoLs.toggle", obj), None)
 
@@ -127,8 +144,11 @@ def register(server: TodoLanguageServer) -> None:
 
     @server.command("todoLs.list")
     def list_items(ls: TodoLanguageServer, *args: Any) -> dict[str, Any]:
-        one_object("todoLs.list", args, required=False)
-        return {**status_payload(ls), "items": open_items(ls)}
+        obj = one_object("todoLs.list", args, required=False)
+        folder = _workspace(ls, "todoLs.list", obj)
+        key = folder.key if folder is not None else None
+        items = open_items(ls, folder) + ls.supervision.session_items(key)
+        return {**status_payload(ls, folder), "items": items}
 
     @server.command("todoLs.refresh")
     def refresh(ls: TodoLanguageServer, *args: Any) -> dict[str, Any]:
@@ -143,19 +163,23 @@ def register(server: TodoLanguageServer) -> None:
         ls.subscriptions_changed()
         return {"files": len(files)}
 
-    def session_arg(command: str, args: tuple[Any, ...]) -> str | None:
+    def session_args(
+        ls: TodoLanguageServer, command: str, args: tuple[Any, ...]
+    ) -> tuple[str | None, str | None]:
+        """`{sessionID?, workspace?}`: one session, or every session (of one folder)."""
         obj = one_object(command, args, required=False)
         session: str | None = _field(command, obj, "sessionID", str, optional=True)
-        return session
+        folder = _workspace(ls, command, obj)
+        return session, folder.key if folder is not None else None
 
     @server.command("todoLs.nudge")
     async def nudge(ls: TodoLanguageServer, *args: Any) -> dict[str, Any]:
-        return await ls.supervision.nudge(session_arg("todoLs.nudge", args))
+        return await ls.supervision.nudge(*session_args(ls, "todoLs.nudge", args))
 
     @server.command("todoLs.pause")
     async def pause(ls: TodoLanguageServer, *args: Any) -> dict[str, Any]:
-        return await ls.supervision.pause(session_arg("todoLs.pause", args))
+        return await ls.supervision.pause(*session_args(ls, "todoLs.pause", args))
 
     @server.command("todoLs.resume")
     async def resume(ls: TodoLanguageServer, *args: Any) -> dict[str, Any]:
-        return await ls.supervision.resume(session_arg("todoLs.resume", args))
+        return await ls.supervision.resume(*session_args(ls, "todoLs.resume", args))

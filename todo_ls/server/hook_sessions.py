@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -21,6 +22,7 @@ from todo_ls.hook.sources import Entry
 from todo_ls.store import HookSession, Store
 from todo_ls.supervisor.clock import Clock
 from todo_ls.supervisor.policy import SessionState, open_set
+from todo_ls.supervisor.session_todos import combined, session_items, todo_summary
 from todo_ls.workspace import innermost_folder
 
 log = logging.getLogger(__name__)
@@ -59,17 +61,22 @@ class HookSessions:
         self._clock = clock
         self._scope = scope
 
-    def sessions(self) -> list[HookSession]:
+    def sessions(self, folder: str | None = None) -> list[HookSession]:
         """Sessions of the workspace (any folder, or all with scope `all`) that have not
-        ended and were heard from recently."""
+        ended and were heard from recently; of one workspace folder when given (with scope
+        `all`, sessions outside every folder belong to the first)."""
         since = self._clock.now() - RECENT_S
         folders = self._folders()
-        return [
-            s
-            for s in self._store.hook_sessions(since)
-            if s.state != "ended"
-            and (self._scope == "all" or innermost_folder(s.directory, folders) is not None)
-        ]
+        found = []
+        for s in self._store.hook_sessions(since):
+            home = innermost_folder(s.directory, folders)
+            if home is None and self._scope == "all" and folders:
+                home = os.path.normpath(folders[0])
+            if s.state == "ended" or home is None:
+                continue
+            if folder is None or home == os.path.normpath(folder):
+                found.append(s)
+        return found
 
     def find(self, session_id: str) -> HookSession | None:
         """The listed session with this id."""
@@ -85,15 +92,23 @@ class HookSessions:
             return "idle", None
         return _STATES.get(session.state, "idle"), None
 
-    def states(self) -> list[SessionState]:
-        """The state of each listed session (for the status word)."""
-        return [self._state(s)[0] for s in self.sessions()]
+    def states(self, folder: str | None = None) -> list[SessionState]:
+        """The state of each listed session (of `folder`), for the status word."""
+        return [self._state(s)[0] for s in self.sessions(folder)]
 
-    def entries(self) -> list[dict[str, Any]]:
-        """The listed sessions in the `todoLs/status` session shape."""
+    def items(self, folder: str | None = None) -> list[dict[str, Any]]:
+        """The items of each listed session's own list (of `folder`), for `todoLs.list`."""
+        found: list[dict[str, Any]] = []
+        for session in self.sessions(folder):
+            listed = combined((), self._store.session_todos(session.session_id))
+            found += session_items(session.session_id, listed)
+        return found
+
+    def entries(self, folder: str | None = None) -> list[dict[str, Any]]:
+        """The listed sessions (of `folder`) in the `todoLs/status` session shape."""
         out = []
         folders = self._folders()
-        for session in self.sessions():
+        for session in self.sessions(folder):
             state, paused = self._state(session)
             todos = self._store.session_todos(session.session_id)
             folder = innermost_folder(session.directory, folders)
@@ -110,26 +125,28 @@ class HookSessions:
                 "nudges": self._store.episode_nudge_count(session.session_id),
                 "pausedReason": paused,
             }
-            if todos is not None:
-                open_todos = sum(1 for t in todos if _status(t) in ("pending", "in_progress"))
-                entry["todos"] = {"open": open_todos, "total": len(todos)}
+            summary = todo_summary(combined((), todos))
+            if summary is not None:
+                entry["todos"] = summary
             out.append(entry)
         return out
 
-    def pause(self, session_id: str | None) -> list[dict[str, Any]]:
-        """Pause one listed session, or all of them; the hook honours it at the next Stop."""
+    def pause(self, session_id: str | None, folder: str | None = None) -> list[dict[str, Any]]:
+        """Pause one listed session, or all of them (of `folder`); the hook honours it at the
+        next Stop."""
         now = self._clock.now()
         done = []
-        for session in self._targets(session_id):
+        for session in self._targets(session_id, folder):
             self._store.pause(session.session_id, "user", now)
             done.append({"id": session.session_id, "state": "paused"})
         return done
 
-    def resume(self, session_id: str | None) -> list[dict[str, Any]]:
-        """Lift the pause of one listed session (or of all) and start a new episode."""
+    def resume(self, session_id: str | None, folder: str | None = None) -> list[dict[str, Any]]:
+        """Lift the pause of one listed session (or of all, of `folder`) and start a new
+        episode."""
         now = self._clock.now()
         done = []
-        for session in self._targets(session_id):
+        for session in self._targets(session_id, folder):
             self._store.resume(session.session_id)
             self._store.start_episode(session.session_id, now)
             if session.state == "paused":
@@ -143,16 +160,16 @@ class HookSessions:
         session = self._store.hook_session(session_id)
         return None if session is None else self._state(session)[0]
 
-    def nudge(self, session_id: str | None) -> list[dict[str, Any]]:
+    def nudge(self, session_id: str | None, folder: str | None = None) -> list[dict[str, Any]]:
         """`todoLs.nudge`: these sessions are skipped, with the reason."""
         return [
             {"sessionID": s.session_id, "reason": NOT_PROMPTABLE.format(host=s.host)}
-            for s in self._targets(session_id)
+            for s in self._targets(session_id, folder)
         ]
 
-    def _targets(self, session_id: str | None) -> list[HookSession]:
+    def _targets(self, session_id: str | None, folder: str | None = None) -> list[HookSession]:
         if session_id is None:
-            return self.sessions()
+            return self.sessions(folder)
         found = self.find(session_id)
         return [found] if found is not None else []
 

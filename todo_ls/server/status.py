@@ -1,8 +1,9 @@
-"""`todoLs/status`: the progress of every subscribed file plus the supervisor's state.
+"""`todoLs/status`: the progress of every subscribed file plus the supervisor's state, one
+notification per workspace folder (each names its `workspace`; docs/status-and-commands.md).
 
-Built from cached parses (an unopened file costs one stat unless it changed), sent only when
-it differs from the last one sent, and coalesced to at most one notification per
-`MIN_INTERVAL` seconds.
+Built from cached parses (an unopened file costs one stat unless it changed), sent per folder
+only when it differs from the last one sent for that folder, and coalesced to at most one round
+per `MIN_INTERVAL` seconds.
 """
 
 from __future__ import annotations
@@ -43,11 +44,16 @@ def _file_entry(state: FileState) -> dict[str, Any]:
     return entry
 
 
-def subscribed_states(ls: TodoLanguageServer) -> list[tuple[Folder, FileState]]:
-    """Every subscribed file's current state; unreadable files warn once and count 0 items."""
+def subscribed_states(
+    ls: TodoLanguageServer, only: Folder | None = None
+) -> list[tuple[Folder, FileState]]:
+    """Every subscribed file's current state (of folder `only` when given); unreadable files
+    warn once and count 0 items."""
     index = ls.workspace_index
     found = []
     for folder, path in index.all_subscribed():
+        if only is not None and folder != only:
+            continue
         state = index.state(path)
         if state.error:
             ls.warn_once(f"todo-ls skips {state.error}")
@@ -55,31 +61,34 @@ def subscribed_states(ls: TodoLanguageServer) -> list[tuple[Folder, FileState]]:
     return found
 
 
-def status_payload(ls: TodoLanguageServer) -> dict[str, Any]:
-    """The `todoLs/status` payload (DESIGN.md "Status"), camelCase."""
-    states = subscribed_states(ls)
+def status_payload(ls: TodoLanguageServer, folder: Folder | None) -> dict[str, Any]:
+    """The `todoLs/status` payload of one workspace folder, camelCase. `folder` None sums up
+    every folder (`todoLs.list` without a `workspace`), naming the first as `workspace`."""
+    states = subscribed_states(ls, folder)
     counts: dict[str, int] = {}
     for _, state in states:
         for name, n in state.progress.by_state.items():
             counts[name] = counts.get(name, 0) + n
     progress = Progress(counts)
     folders = ls.workspace_index.folders
+    named = folder or (folders[0] if folders else None)
+    key = folder.key if folder is not None else None
     return {
-        "workspace": folders[0].uri if folders else None,
+        "workspace": named.uri if named else None,
         "open": progress.open,
         "done": progress.done,
         "canceled": progress.canceled,
         "total": progress.total,
-        "text": status_text(progress, ls.supervision.state_word()),
+        "text": status_text(progress, ls.supervision.state_word(key)),
         "files": [_file_entry(state) for _, state in states],
-        "supervisor": ls.supervision.status(),
+        "supervisor": ls.supervision.status(key),
     }
 
 
-def open_items(ls: TodoLanguageServer) -> list[dict[str, Any]]:
-    """Every open item of every subscribed file, for `todoLs.list`."""
+def open_items(ls: TodoLanguageServer, only: Folder | None) -> list[dict[str, Any]]:
+    """Every open item of the subscribed files (of folder `only`), for `todoLs.list`."""
     found = []
-    for folder, state in subscribed_states(ls):
+    for folder, state in subscribed_states(ls, only):
         items: list[FileItem] = state.open_items(folder.relative(state.path))
         found += [
             {
@@ -100,7 +109,7 @@ class StatusPublisher:
 
     def __init__(self, ls: TodoLanguageServer) -> None:
         self._ls = ls
-        self._last: dict[str, Any] | None = None
+        self._last: dict[str, dict[str, Any]] = {}  # by workspace folder URI
         self._last_lens: object = None
         self._last_sent_at = float("-inf")
         self._pending: asyncio.TimerHandle | None = None
@@ -125,27 +134,35 @@ class StatusPublisher:
             self._pending = None
 
     def flush(self) -> None:
-        """Compute the payload now and send it if it changed."""
+        """Compute each folder's payload now and send those that changed."""
         self._pending = None
         ls = self._ls
-        payload = status_payload(ls)
-        if payload != self._last:
-            self._last = payload
-            self._last_sent_at = time.monotonic()
-            # Encoded here: pygls would copy the payload (an entry per file) through cattrs.
-            raw_protocol(ls.protocol).notify_raw(METHOD, RawJson(json.dumps(payload)))
-        lens = _lens_view(ls, payload)
+        payloads = {folder.uri: status_payload(ls, folder) for folder in ls.workspace_index.folders}
+        for uri, payload in payloads.items():
+            if payload != self._last.get(uri):
+                self._last_sent_at = time.monotonic()
+                # Encoded here: pygls would copy the payload (an entry per file) through cattrs.
+                raw_protocol(ls.protocol).notify_raw(METHOD, RawJson(json.dumps(payload)))
+        self._last = payloads
+        lens = _lens_view(ls, list(payloads.values()))
         if lens != self._last_lens:
             self._last_lens = lens
             if ls.supports("workspace.code_lens.refresh_support"):
                 ls.spawn(ls.workspace_code_lens_refresh_async(None), "code lens refresh")
 
 
-def _lens_view(ls: TodoLanguageServer, payload: dict[str, Any]) -> object:
+def _lens_view(ls: TodoLanguageServer, payloads: list[dict[str, Any]]) -> object:
     """What the code lenses show: a refresh only when this changed (not on every session
     detail such as `quiet 4s`), and also when the lenses are switched on or off."""
     settings = ls.settings
     if not settings.code_lens.enabled:
         return None
-    files = [(f["uri"], f["open"], f["total"]) for f in payload["files"]]
-    return files, ls.supervision.state_word(), settings.supervisor.enabled
+    view = [
+        (
+            [(f["uri"], f["open"], f["total"]) for f in payload["files"]],
+            payload["text"],
+            sorted(s["state"] for s in payload["supervisor"]["sessions"]),
+        )
+        for payload in payloads
+    ]
+    return view, settings.supervisor.enabled

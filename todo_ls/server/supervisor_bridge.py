@@ -157,21 +157,22 @@ class Supervision:
 
     # --- status -----------------------------------------------------------------------------
 
-    def status(self) -> dict[str, Any]:
+    def status(self, folder: str | None = None) -> dict[str, Any]:
         """The `supervisor` part of `todoLs/status` (camelCase wire shape): the runtime's
-        sessions, then those of agents reached through hooks."""
+        sessions, then those of agents reached through hooks; of one workspace folder (its
+        `key`) or, without one, of every folder."""
         if self._runtime is None:
             return {
                 "enabled": self._enabled(),
                 "host": None,
                 "sessions": [],
             }
-        status = self._runtime.status()
+        status = self._runtime.status(folder)
         if self._hooks is not None:
-            status["sessions"] = [*status["sessions"], *self._hook_entries()]
+            status["sessions"] = [*status["sessions"], *self._hook_entries(folder)]
         return status
 
-    def state_word(self) -> str | None:
+    def state_word(self, folder: str | None = None) -> str | None:
         """One word for the status text (`working`, `idle`, …) or None. Without an OpenCode
         server the word is `disconnected` unless a hook-host session is listed."""
         runtime = self._runtime
@@ -179,67 +180,123 @@ class Supervision:
             return None
         from todo_ls.supervisor.policy import aggregate_state
 
-        hooks = self._hook_states()
-        word = runtime.state_word()
+        hooks = self._hook_states(folder)
+        word = runtime.state_word(folder)
         if not hooks:
             return word
         if word == "disconnected":
             return aggregate_state(hooks)
         return aggregate_state([*hooks, *([word] if word else [])])  # type: ignore[list-item]
 
-    def _hook_entries(self) -> list[dict[str, Any]]:
+    def session_items(self, folder: str | None = None) -> list[dict[str, Any]]:
+        """The items of the listed sessions' own todo lists, for `todoLs.list`."""
+        runtime = self._runtime
+        if runtime is None:
+            return []
+        found = runtime.session_list_items(folder)
         try:
-            return [] if self._hooks is None else self._hooks.entries()
+            hook_items = [] if self._hooks is None else self._hooks.items(folder)
+        except Exception:
+            log.exception("supervisor: cannot list the hook-host sessions' todos")
+            hook_items = []
+        return [*found, *hook_items]
+
+    def _hook_entries(self, folder: str | None) -> list[dict[str, Any]]:
+        try:
+            return [] if self._hooks is None else self._hooks.entries(folder)
         except Exception:
             log.exception("supervisor: cannot list the hook-host sessions")
             return []
 
-    def _hook_states(self) -> list[Any]:
+    def _hook_states(self, folder: str | None) -> list[Any]:
         try:
-            return [] if self._hooks is None else self._hooks.states()
+            return [] if self._hooks is None else self._hooks.states(folder)
         except Exception:
             log.exception("supervisor: cannot read the hook-host sessions")
             return []
 
     # --- commands ---------------------------------------------------------------------------
 
-    async def nudge(self, session_id: str | None) -> dict[str, Any]:
+    async def nudge(self, session_id: str | None, folder: str | None = None) -> dict[str, Any]:
         if self._runtime is None:
             return {"sent": [], "skipped": [{"sessionID": session_id, "reason": NOT_RUNNING}]}
         hooks = self._hooks
         if hooks is not None and session_id is not None and hooks.find(session_id):
             return {"sent": [], "skipped": hooks.nudge(session_id)}
-        result = await self._runtime.nudge(session_id)
+        result = await self._runtime.nudge(session_id, folder)
         if hooks is not None and session_id is None:
-            extra = hooks.nudge(None)
+            extra = hooks.nudge(None, folder)
             if extra:  # "no supervised session" no longer holds
                 kept = [s for s in result["skipped"] if s.get("sessionID") is not None]
                 result["skipped"] = [*kept, *extra]
         return result
 
-    async def pause(self, session_id: str | None) -> dict[str, Any]:
+    async def pause(self, session_id: str | None, folder: str | None = None) -> dict[str, Any]:
         if self._runtime is None:
             return {"sessions": [], "reason": NOT_RUNNING}
-        return self._hook_command(session_id, "pause")
+        return self._hook_command(session_id, folder, "pause")
 
-    async def resume(self, session_id: str | None) -> dict[str, Any]:
+    async def resume(self, session_id: str | None, folder: str | None = None) -> dict[str, Any]:
         if self._runtime is None:
             return {"sessions": [], "reason": NOT_RUNNING}
-        return self._hook_command(session_id, "resume")
+        return self._hook_command(session_id, folder, "resume")
 
-    def _hook_command(self, session_id: str | None, name: str) -> dict[str, Any]:
+    def _hook_command(
+        self, session_id: str | None, folder: str | None, name: str
+    ) -> dict[str, Any]:
         """Pause or resume: a hook-host session through the store, the others through the
-        runtime; without a session id, both."""
+        runtime; without a session id, both (of `folder` when given)."""
         assert self._runtime is not None
         hooks = self._hooks
         if hooks is not None and session_id is not None and hooks.find(session_id):
             result = {"sessions": getattr(hooks, name)(session_id)}
         else:
-            result = getattr(self._runtime, name)(session_id)
+            result = getattr(self._runtime, name)(session_id, folder)
             if hooks is not None and session_id is None:
-                result["sessions"] = [*result["sessions"], *getattr(hooks, name)(None)]
+                result["sessions"] = [*result["sessions"], *getattr(hooks, name)(None, folder)]
         self._changed()
         return result
+
+    def toggle_todo(self, session_id: str, index: int, content: str | None) -> dict[str, Any]:
+        """`todoLs.toggle {sessionID, index}`: flip an item of the session's own list between
+        completed and pending in the store. Items of a list the agent host keeps are refused:
+        OpenCode 1.x's `todowrite` list (OpenCode has no route to write it, and a store copy
+        would disagree with the list the agent sees) and the lists of hook hosts, which the
+        store only mirrors."""
+        from todo_ls.supervisor.session_todos import combined, toggled_status
+
+        runtime = self._runtime
+        store = self._ls.store if runtime is None else runtime.store
+        if store is None:
+            return {"applied": False, "state": None, "reason": "the state store is unavailable"}
+        if runtime is not None:
+            listed = runtime.session_todos(session_id)
+        else:
+            listed = combined((), store.session_todos(session_id))
+        if not 0 <= index < len(listed):
+            reason = f"session {session_id} has no todo item {index}"
+            return {"applied": False, "state": None, "reason": reason}
+        item = listed[index]
+        hook_session = None if self._hooks is None else self._hooks.find(session_id)
+        if item.source == "host" or hook_session is not None:
+            # A hook host's stored list mirrors the agent's own (TodoWrite, its tasks, the
+            # Codex plan) and is rewritten from it at the next hook event.
+            host = "the agent host's" if hook_session is None else f"{hook_session.host}'s"
+            reason = (
+                f"this item is in {host} own todo list, which only the agent can change; "
+                "ask the agent to update it"
+            )
+            return {"applied": False, "state": item.todo.status, "reason": reason}
+        target = toggled_status(item.todo.status)
+        why = store.set_session_todo_status(
+            session_id, item.position, content, target, self._clock.now()
+        )
+        if why is not None:
+            return {"applied": False, "state": item.todo.status, "reason": why}
+        if runtime is not None and session_id in runtime.tracker.sessions:
+            runtime.evaluate(session_id)
+        self._changed()
+        return {"applied": True, "state": target}
 
     # --- helpers ----------------------------------------------------------------------------
 

@@ -20,7 +20,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from todo_ls.agent_todos import Todo, merged_with_host, stored_todos
+from todo_ls.agent_todos import merged_with_host, stored_todos
 from todo_ls.checklist import file_items
 from todo_ls.checklist.model import FileItem
 from todo_ls.config import SupervisorSettings
@@ -49,6 +49,7 @@ from todo_ls.supervisor.policy import (
     open_set,
     read_history,
 )
+from todo_ls.supervisor.session_todos import ListedTodo, combined, session_items, todo_summary
 from todo_ls.supervisor.text import Nudge
 from todo_ls.workspace import WorkspaceIndex, innermost_folder
 
@@ -377,15 +378,34 @@ class Runtime:
         session = self.tracker.sessions[session_id]
         folder = innermost_folder(session.directory, self._workspace.folders())
         files = self._workspace.file_items(folder) if folder else []
-        return open_set(merged_with_host(session.todos, self._stored_todos(session_id)), files)
+        return open_set(
+            merged_with_host(session.todos, stored_todos(self._stored(session_id))), files
+        )
 
-    def _stored_todos(self, session_id: str) -> tuple[Todo, ...]:
-        """The list the agent keeps with todo-ls's MCP tools (shared store, any process)."""
+    def _stored(self, session_id: str) -> list[Any] | None:
+        """The list the agent keeps with todo-ls's MCP tools or a hook host's (shared store,
+        any process), raw; None when there is none or it cannot be read."""
         try:
-            return stored_todos(self._store.session_todos(session_id))
+            return self._store.session_todos(session_id)
         except (sqlite3.Error, ValueError) as err:
             log.warning("supervisor: cannot read the todo list of %s: %s", session_id, err)
-            return ()
+            return None
+
+    def session_todos(self, session_id: str) -> tuple[ListedTodo, ...]:
+        """The session's own list as the editor shows it (the same items as the open set):
+        the store's, then the host's (OpenCode 1.x `todowrite`) the store's list lacks."""
+        session = self.tracker.sessions.get(session_id)
+        host = session.todos if session is not None else ()
+        return combined(host, self._stored(session_id))
+
+    def home(self, session_id: str) -> str | None:
+        """The workspace folder whose status lists the session: the innermost one holding its
+        directory; with scope `all`, a session outside every folder goes to the first one."""
+        found = self._folder_of(session_id)
+        folders = self._workspace.folders()
+        if found is None and self.settings.scope == "all" and folders:
+            return os.path.normpath(folders[0])
+        return found
 
     def _history(self, session_id: str, open_hash: str) -> NudgeHistory:
         return read_history(self._store, session_id, open_hash)
@@ -613,20 +633,23 @@ class Runtime:
 
     # --- commands ---------------------------------------------------------------------------
 
-    def _targets(self, session_id: str | None) -> list[str]:
+    def _targets(self, session_id: str | None, folder: str | None = None) -> list[str]:
         if session_id is not None:
             return [session_id]
-        return [sid for sid in self._decisions if self._listed(sid)]
+        return [sid for sid in self._decisions if self._listed(sid, folder)]
 
-    def _listed(self, session_id: str) -> bool:
+    def _listed(self, session_id: str, folder: str | None = None) -> bool:
+        """A supervised session shown in the status (of `folder` when given)."""
         session = self.tracker.sessions.get(session_id)
-        return session is not None and self._in_scope(session_id) and session.engaged
+        listed = session is not None and self._in_scope(session_id) and session.engaged
+        return listed and (folder is None or self.home(session_id) == os.path.normpath(folder))
 
-    async def nudge(self, session_id: str | None) -> dict[str, Any]:
-        """The `todoLs.nudge` command: nudge now (still claims, skips working / waiting)."""
+    async def nudge(self, session_id: str | None, folder: str | None = None) -> dict[str, Any]:
+        """The `todoLs.nudge` command: nudge now (still claims, skips working / waiting);
+        without a session, every supervised session (of `folder` when given)."""
         sent: list[str] = []
         skipped: list[dict[str, Any]] = []
-        for sid in self._targets(session_id):
+        for sid in self._targets(session_id, folder):
             if not self._in_scope(sid):
                 skipped.append({"sessionID": sid, "reason": "not a supervised session"})
                 continue
@@ -643,22 +666,28 @@ class Runtime:
             skipped.append({"sessionID": None, "reason": "no supervised session"})
         return {"sent": sent, "skipped": skipped}
 
-    def pause(self, session_id: str | None) -> dict[str, Any]:
+    def pause(self, session_id: str | None, folder: str | None = None) -> dict[str, Any]:
         """The `todoLs.pause` command (persisted: every todo-ls process honours it)."""
         now = self._clock.now()
-        targets = [sid for sid in self._targets(session_id) if self._in_scope(sid)]
+        targets = [sid for sid in self._targets(session_id, folder) if self._in_scope(sid)]
         for sid in targets:
             self._store.pause(sid, "user", now)
             self.evaluate(sid)
         return self._session_states(targets)
 
-    def resume(self, session_id: str | None) -> dict[str, Any]:
+    def resume(self, session_id: str | None, folder: str | None = None) -> dict[str, Any]:
         """The `todoLs.resume` command: lifts any pause and starts a new episode."""
         now = self._clock.now()
         paused = self._store.pauses()
-        targets = [sid for sid in self._targets(session_id) if self._in_scope(sid)]
+        targets = [sid for sid in self._targets(session_id, folder) if self._in_scope(sid)]
         if session_id is None:
-            targets += [sid for sid in paused if sid not in targets and self._in_scope(sid)]
+            targets += [
+                sid
+                for sid in paused
+                if sid not in targets
+                and self._in_scope(sid)
+                and (folder is None or self.home(sid) == os.path.normpath(folder))
+            ]
         for sid in targets:
             self._store.resume(sid)
             self._store.start_episode(sid, now)
@@ -675,33 +704,46 @@ class Runtime:
 
     # --- status -----------------------------------------------------------------------------
 
-    def session_statuses(self) -> list[dict[str, Any]]:
-        """Each supervised session of the workspace, in the `todoLs/status` wire shape."""
+    def session_statuses(self, folder: str | None = None) -> list[dict[str, Any]]:
+        """Each supervised session of the workspace (of `folder` when given), in the
+        `todoLs/status` wire shape."""
         out = []
         now = self._clock.now()
+        kind = self.settings.host if self.host is None else self.host.info.kind
         for sid in sorted(self._decisions):
-            if not self._listed(sid):
+            if not self._listed(sid, folder):
                 continue
             try:
                 decision, view, items = self._decide(sid)
             except Exception:
                 log.exception("supervisor: status of %s failed", sid)
                 continue
-            out.append(
-                {
-                    "id": sid,
-                    "title": view.session.title,
-                    "state": decision.state,
-                    "detail": describe(view, decision, now),
-                    "open": len(items.items),
-                    "nudges": self._store.episode_nudge_count(sid),
-                    "pausedReason": decision.paused_reason,
-                }
-            )
+            entry: dict[str, Any] = {
+                "id": sid,
+                "host": kind,
+                "title": view.session.title,
+                "state": decision.state,
+                "detail": describe(view, decision, now),
+                "open": len(items.items),
+                "nudges": self._store.episode_nudge_count(sid),
+                "pausedReason": decision.paused_reason,
+            }
+            todos = todo_summary(self.session_todos(sid))
+            if todos is not None:
+                entry["todos"] = todos
+            out.append(entry)
         return out
 
-    def status(self) -> dict[str, Any]:
-        """The `supervisor` part of `todoLs/status`."""
+    def session_list_items(self, folder: str | None = None) -> list[dict[str, Any]]:
+        """The own-list items of every listed session (of `folder`), for `todoLs.list`."""
+        found: list[dict[str, Any]] = []
+        for sid in sorted(self._decisions):
+            if self._listed(sid, folder):
+                found += session_items(sid, self.session_todos(sid))
+        return found
+
+    def status(self, folder: str | None = None) -> dict[str, Any]:
+        """The `supervisor` part of `todoLs/status` (of one workspace folder when given)."""
         host: dict[str, Any] = {
             "kind": self.settings.host if self.host is None else self.host.info.kind,
             "url": self.settings.url if self.host is None else self.host.info.url,
@@ -710,14 +752,15 @@ class Runtime:
         }
         if self.error:
             host["error"] = self.error
-        return {"enabled": True, "host": host, "sessions": self.session_statuses()}
+        return {"enabled": True, "host": host, "sessions": self.session_statuses(folder)}
 
-    def state_word(self) -> str | None:
-        """The most urgent state over the workspace's sessions (None without any)."""
+    def state_word(self, folder: str | None = None) -> str | None:
+        """The most urgent state over the workspace's (or `folder`'s) sessions (None
+        without any)."""
         if not self.connected:
             return "disconnected"
         states: list[SessionState] = [
-            d.state for sid, d in self._decisions.items() if self._listed(sid)
+            d.state for sid, d in self._decisions.items() if self._listed(sid, folder)
         ]
         return aggregate_state(states)
 

@@ -2,29 +2,20 @@
 
 import * as vscode from "vscode";
 import {
-  ExecuteCommandRequest,
   LanguageClient,
   LanguageClientOptions,
   RevealOutputChannelOn,
   ServerOptions,
   State,
 } from "vscode-languageclient/node";
-import { CLIENT_ID, CLIENT_NAME, CLIENT_ONLY_SETTINGS, CONFIG_SECTION, STATUS_NOTIFICATION } from "./constants";
+import { CLIENT_ID, CLIENT_NAME, CONFIG_SECTION, STATUS_NOTIFICATION } from "./constants";
 import { ServerLauncher } from "./launcher";
+import { serverSettings } from "./settings";
 import { StatusPayload } from "./status";
 import { StatusBar } from "./statusBar";
 
-/** The `todoLs` settings as the server expects them (without the extension's own keys). */
-export function serverSettings(value: unknown): Record<string, unknown> {
-  const settings = { ...((value ?? {}) as Record<string, unknown>) };
-  for (const key of CLIENT_ONLY_SETTINGS) {
-    delete settings[key];
-  }
-  return settings;
-}
-
 function currentServerSettings(scope?: vscode.Uri): Record<string, unknown> {
-  return serverSettings(vscode.workspace.getConfiguration(undefined, scope).get(CONFIG_SECTION));
+  return serverSettings(vscode.workspace.getConfiguration(undefined, scope).get(CONFIG_SECTION), vscode.workspace.isTrusted);
 }
 
 export class TodoLsClient {
@@ -77,7 +68,7 @@ export class TodoLsClient {
               return result;
             }
             return result.map((value: unknown, i) =>
-              params.items[i]?.section === CONFIG_SECTION ? serverSettings(value) : value,
+              params.items[i]?.section === CONFIG_SECTION ? serverSettings(value, vscode.workspace.isTrusted) : value,
             );
           },
         },
@@ -127,12 +118,16 @@ export class TodoLsClient {
     await this.start();
   }
 
-  /** Runs one of the server's `workspace/executeCommand` commands with its single argument object. */
+  /**
+   * Runs one of the server's commands with its single argument object. vscode-languageclient
+   * registers every command the server announces under the same id while the server runs, so
+   * this goes through that registration (and its middleware) like a code lens click does.
+   */
   async execute<T>(command: string, argument: Record<string, unknown>): Promise<T> {
     const client = this.client;
     if (client === undefined || client.state !== State.Running) {
       throw new Error('the server is not running (run "todo-ls: Restart server")');
     }
-    return (await client.sendRequest(ExecuteCommandRequest.type, { command, arguments: [argument] })) as T;
+    return await vscode.commands.executeCommand<T>(command, argument);
   }
 }

@@ -3,7 +3,7 @@
 import * as vscode from "vscode";
 import { ItemState, PaletteCommand, STATES, ServerCommand } from "./constants";
 import { TodoLsClient } from "./client";
-import { ListResult, openItemTargets, relativeTo, sessionLine } from "./status";
+import { ItemTarget, ListResult, SessionTarget, folderName, openItemTargets, relativeTo, sessionItemTargets, sessionLine } from "./status";
 import { StatusBar } from "./statusBar";
 
 interface EditResult {
@@ -125,20 +125,31 @@ export class Commands {
     );
   }
 
-  /** Asks which session when the workspace has several; `{}` means every session. */
+  /**
+   * Asks which session of the shown folder when it has any; `{workspace}` means every session
+   * of that folder, `{}` every session when no status arrived yet.
+   */
   private async sessionArgument(action: string): Promise<Record<string, unknown> | undefined> {
-    const sessions = this.statusBar.current()?.supervisor?.sessions ?? [];
-    if (sessions.length === 0) {
+    const status = this.statusBar.current();
+    if (status === undefined) {
       return {};
     }
+    const folder = { workspace: status.workspace };
+    const sessions = status.supervisor?.sessions ?? [];
+    if (sessions.length === 0) {
+      return folder;
+    }
     const picked = await vscode.window.showQuickPick(
-      [{ label: "All sessions of this workspace", id: undefined as string | undefined }, ...sessions.map((s) => ({ label: sessionLine(s), id: s.id }))],
+      [
+        { label: `All sessions of ${folderName(status.workspace)}`, id: undefined as string | undefined },
+        ...sessions.map((s) => ({ label: sessionLine(s), id: s.id })),
+      ],
       { title: `todo-ls: ${action}` },
     );
     if (picked === undefined) {
       return undefined;
     }
-    return picked.id === undefined ? {} : { sessionID: picked.id };
+    return picked.id === undefined ? folder : { sessionID: picked.id };
   }
 
   private async nudge(): Promise<void> {
@@ -163,24 +174,51 @@ export class Commands {
     void vscode.window.showInformationMessage(`todo-ls: ${verb}: ${states || result.reason || "no session"}.`);
   }
 
+  /**
+   * The open file items of every folder, then the items of the agent sessions' own lists.
+   * Picking a file item jumps to it; picking a session item toggles it (completed ↔ pending).
+   */
   private async list(): Promise<void> {
     const result = await this.client.execute<ListResult>(ServerCommand.list, {});
-    const targets = openItemTargets(result);
-    if (targets.length === 0) {
+    const workspaces = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.toString());
+    const files = openItemTargets(result, workspaces.length > 0 ? workspaces : [result.workspace]);
+    const sessions = sessionItemTargets(result);
+    if (files.length === 0 && sessions.length === 0) {
       void vscode.window.showInformationMessage(`todo-ls: no open items (${result.text}).`);
       return;
     }
-    const picked = await vscode.window.showQuickPick(targets, {
-      title: `todo-ls: ${result.text}`,
+    type Entry = vscode.QuickPickItem & { target?: ItemTarget | SessionTarget };
+    const separator = (label: string): Entry => ({ label, kind: vscode.QuickPickItemKind.Separator });
+    const entries: Entry[] = [
+      ...(files.length > 0 ? [separator("Open items"), ...files.map((target) => ({ label: target.label, description: target.description, target }))] : []),
+      ...(sessions.length > 0 ? [separator("Agent todo lists (pick to toggle)"), ...sessions.map((target) => ({ label: target.label, description: target.description, target }))] : []),
+    ];
+    const picked = await vscode.window.showQuickPick(entries, {
+      title: `todo-ls: ${this.statusBar.current()?.text ?? result.text}`,
       matchOnDescription: true,
-      placeHolder: "Go to an open item",
+      placeHolder: "Go to an open item, or toggle an item of an agent's list",
     });
-    if (picked === undefined) {
+    const target = picked?.target;
+    if (target === undefined) {
       return;
     }
-    const document = await vscode.workspace.openTextDocument(vscode.Uri.parse(picked.uri));
-    const position = new vscode.Position(picked.line, 0);
+    if (target.kind === "session") {
+      await this.toggleSessionItem(target);
+      return;
+    }
+    const document = await vscode.workspace.openTextDocument(vscode.Uri.parse(target.uri));
+    const position = new vscode.Position(target.line, 0);
     await vscode.window.showTextDocument(document, { selection: new vscode.Range(position, position) });
+  }
+
+  private async toggleSessionItem(target: SessionTarget): Promise<void> {
+    const { sessionID, index, content } = target;
+    const result = await this.client.execute<EditResult>(ServerCommand.toggle, { sessionID, index, content });
+    if (result.applied) {
+      void vscode.window.showInformationMessage(`todo-ls: "${content}" is now ${result.state ?? "changed"} (${sessionID}).`);
+    } else {
+      void vscode.window.showWarningMessage(`todo-ls: "${content}" not changed: ${result.reason ?? "refused"}.`);
+    }
   }
 
   private async refresh(): Promise<void> {

@@ -24,6 +24,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         void running.restart();
       }
     }),
+    // Trusting the workspace lifts the Restricted Mode limits (the supervisor, the workspace's
+    // own server command): a new server picks them up.
+    vscode.workspace.onDidGrantWorkspaceTrust(() => void running.restart()),
   );
   await running.start();
 }

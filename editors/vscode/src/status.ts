@@ -14,14 +14,23 @@ export interface HostStatus {
   version?: string | null;
 }
 
+/** How many items of the session's own todo list are open. */
+export interface SessionTodos {
+  open: number;
+  total: number;
+}
+
 export interface SessionStatus {
   id: string;
+  /** The host kind: `opencode-v1`, `opencode-v2`, `claude-code`, `codex`, … */
+  host?: string | null;
   title?: string | null;
   state: string;
   detail?: string | null;
   open?: number;
   nudges?: number;
   pausedReason?: string | null;
+  todos?: SessionTodos | null;
 }
 
 export interface StatusPayload {
@@ -39,7 +48,7 @@ export interface StatusPayload {
   } | null;
 }
 
-/** One open item as `todoLs.list` reports it (`line` is 1-based, DESIGN.md "Item references"). */
+/** One open item of a subscribed file as `todoLs.list` reports it (`line` is 1-based). */
 export interface OpenItem {
   uri?: string;
   path?: string;
@@ -48,8 +57,21 @@ export interface OpenItem {
   state?: string;
 }
 
+/** One item of a session's own todo list (`index`: its place in that list). */
+export interface SessionItem {
+  sessionID: string;
+  index: number;
+  content: string;
+  status: string;
+  priority?: string | null;
+}
+
 export interface ListResult extends StatusPayload {
-  items?: OpenItem[];
+  items?: (OpenItem | SessionItem)[];
+}
+
+export function isSessionItem(item: OpenItem | SessionItem): item is SessionItem {
+  return "sessionID" in item;
 }
 
 /** A file URI relative to the workspace folder URI, or the URI's last segments when outside it. */
@@ -59,22 +81,37 @@ export function relativeTo(workspace: string, uri: string): string {
   return decodeURIComponent(rel);
 }
 
-/** `ses_… working · 1 tool · paused: no-progress` */
+/** `ses_… working · 1 tool · 3/7 todos · paused: no-progress · claude-code "title"` */
 export function sessionLine(session: SessionStatus): string {
   const parts = [`${session.id} ${session.state}`];
   if (session.detail) {
     parts.push(session.detail);
   }
+  if (session.todos) {
+    parts.push(`${session.todos.open}/${session.todos.total} todos`);
+  }
   if (session.pausedReason) {
     parts.push(`paused: ${session.pausedReason}`);
+  }
+  if (session.host) {
+    parts.push(session.host);
   }
   const title = session.title ? ` "${session.title}"` : "";
   return parts.join(" · ") + title;
 }
 
-/** The status bar tooltip: one line per subscribed file and per supervised session. */
-export function tooltipLines(status: StatusPayload): string[] {
-  const lines: string[] = [];
+/** The last path segment of a folder URI, decoded: how the tooltip names a folder. */
+export function folderName(workspace: string): string {
+  return decodeURIComponent(workspace.replace(/\/+$/, "").replace(/^.*\//, ""));
+}
+
+/**
+ * The status bar tooltip: one line per subscribed file and per supervised session of the
+ * folder shown; with several folders, it names that folder first and ends with one line for
+ * each other folder.
+ */
+export function tooltipLines(status: StatusPayload, others: StatusPayload[] = []): string[] {
+  const lines: string[] = others.length > 0 ? [`Folder ${folderName(status.workspace)}:`] : [];
   for (const file of status.files) {
     const name = relativeTo(status.workspace, file.uri);
     lines.push(file.missing ? `${name} (missing)` : `${name} ${file.open}/${file.total} open`);
@@ -97,10 +134,14 @@ export function tooltipLines(status: StatusPayload): string[] {
       lines.push(sessionLine(session));
     }
   }
+  for (const other of others) {
+    lines.push(`Folder ${folderName(other.workspace)}: ${other.text}`);
+  }
   return lines;
 }
 
 export interface ItemTarget {
+  kind: "file";
   label: string;
   description: string;
   /** The file's URI string. */
@@ -109,22 +150,68 @@ export interface ItemTarget {
   line: number;
 }
 
+export interface SessionTarget {
+  kind: "session";
+  label: string;
+  description: string;
+  sessionID: string;
+  index: number;
+  content: string;
+}
+
 function joinUri(workspace: string, relPath: string): string {
   const base = workspace.endsWith("/") ? workspace : workspace + "/";
   return base + relPath.split("/").map(encodeURIComponent).join("/");
 }
 
-/** Quick pick entries for the open items of a `todoLs.list` result, in the server's order. */
-export function openItemTargets(list: ListResult): ItemTarget[] {
+/** The workspace folder holding `uri`: the longest of `workspaces` it starts with. */
+function folderOf(uri: string, workspaces: string[]): string | undefined {
+  const inside = workspaces.filter((w) => uri.startsWith(w.endsWith("/") ? w : w + "/"));
+  return inside.sort((a, b) => b.length - a.length)[0];
+}
+
+/**
+ * Quick pick entries for the open file items of a `todoLs.list` result, in the server's order.
+ * `workspaces` are every folder's URI: with several, a path starts with its folder's name.
+ */
+export function openItemTargets(list: ListResult, workspaces: string[] = [list.workspace]): ItemTarget[] {
   const targets: ItemTarget[] = [];
   for (const item of list.items ?? []) {
+    if (isSessionItem(item)) {
+      continue;
+    }
     const uri = item.uri ?? (item.path !== undefined ? joinUri(list.workspace, item.path) : undefined);
     if (uri === undefined) {
       continue;
     }
-    const where = `${relativeTo(list.workspace, uri)}:${item.line}`;
+    const folder = folderOf(uri, workspaces) ?? list.workspace;
+    const prefix = workspaces.length > 1 ? `${folderName(folder)}/` : "";
+    const where = `${prefix}${relativeTo(folder, uri)}:${item.line}`;
     const state = item.state && item.state !== "open" ? ` (${item.state})` : "";
-    targets.push({ label: (item.text ?? where) + state, description: where, uri, line: Math.max(0, item.line - 1) });
+    targets.push({ kind: "file", label: (item.text ?? where) + state, description: where, uri, line: Math.max(0, item.line - 1) });
+  }
+  return targets;
+}
+
+const STATUS_MARKS: Record<string, string> = { completed: "[x]", in_progress: "[/]", cancelled: "[~]", canceled: "[~]" };
+
+/** Quick pick entries for the items of the sessions' own lists; picking one toggles it. */
+export function sessionItemTargets(list: ListResult): SessionTarget[] {
+  const targets: SessionTarget[] = [];
+  for (const item of list.items ?? []) {
+    if (!isSessionItem(item)) {
+      continue;
+    }
+    const mark = STATUS_MARKS[item.status] ?? "[ ]";
+    const priority = item.priority ? ` · ${item.priority}` : "";
+    targets.push({
+      kind: "session",
+      label: `${mark} ${item.content}`,
+      description: `${item.sessionID} #${item.index + 1} · ${item.status}${priority}`,
+      sessionID: item.sessionID,
+      index: item.index,
+      content: item.content,
+    });
   }
   return targets;
 }

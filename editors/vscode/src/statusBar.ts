@@ -26,6 +26,11 @@ export class StatusBar implements vscode.Disposable {
     return (key !== undefined ? this.byWorkspace.get(key) : undefined) ?? (this.lastWorkspace !== undefined ? this.byWorkspace.get(this.lastWorkspace) : undefined);
   }
 
+  /** Every folder's latest payload (for commands that work across folders). */
+  all(): StatusPayload[] {
+    return [...this.byWorkspace.values()];
+  }
+
   update(payload: StatusPayload): void {
     this.byWorkspace.set(payload.workspace, payload);
     this.lastWorkspace = payload.workspace;
@@ -79,7 +84,8 @@ export class StatusBar implements vscode.Disposable {
       this.item.command = PaletteCommand.showOutput;
     } else {
       this.item.text = status.text;
-      this.item.tooltip = ["todo-ls — click for the open items", "", ...tooltipLines(status)].join("\n");
+      const others = this.all().filter((other) => other.workspace !== status.workspace);
+      this.item.tooltip = ["todo-ls — click for the open items", "", ...tooltipLines(status, others)].join("\n");
       this.item.command = PaletteCommand.list;
     }
     this.item.show();

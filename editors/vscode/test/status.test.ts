@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { ListResult, StatusPayload, openItemTargets, relativeTo, tooltipLines } from "../src/status";
+import { ListResult, StatusPayload, openItemTargets, relativeTo, sessionItemTargets, tooltipLines } from "../src/status";
 
 const WS = "file:///home/u/my%20project";
 
@@ -21,8 +21,8 @@ function status(overrides: Partial<StatusPayload> = {}): StatusPayload {
       enabled: true,
       host: { kind: "opencode-v1", url: "http://127.0.0.1:4096", connected: true, version: "1.18.33" },
       sessions: [
-        { id: "ses_1", title: "build it", state: "working", detail: "1 tool", open: 3, nudges: 0, pausedReason: null },
-        { id: "ses_2", title: null, state: "paused", detail: null, open: 3, nudges: 5, pausedReason: "no-progress" },
+        { id: "ses_1", host: "opencode-v1", title: "build it", state: "working", detail: "1 tool", open: 3, nudges: 0, pausedReason: null, todos: { open: 3, total: 7 } },
+        { id: "ses_2", host: "claude-code", title: null, state: "paused", detail: null, open: 3, nudges: 5, pausedReason: "no-progress" },
       ],
     },
     ...overrides,
@@ -35,9 +35,16 @@ test("the tooltip has one line per file and per session", () => {
     "docs/résumé.md 1/1 open",
     "NEXT.md (missing)",
     "opencode-v1 1.18.33 http://127.0.0.1:4096 connected",
-    'ses_1 working · 1 tool "build it"',
-    "ses_2 paused · paused: no-progress",
+    'ses_1 working · 1 tool · 3/7 todos · opencode-v1 "build it"',
+    "ses_2 paused · paused: no-progress · claude-code",
   ]);
+});
+
+test("with several folders the tooltip names the one shown and sums up the others", () => {
+  const other = status({ workspace: "file:///home/u/second", text: "📋 ████░░░░ 1/2 open · working" });
+  const lines = tooltipLines(status(), [other]);
+  assert.equal(lines[0], "Folder my project:");
+  assert.equal(lines[lines.length - 1], "Folder second: 📋 ████░░░░ 1/2 open · working");
 });
 
 test("the tooltip says when nothing is subscribed and the supervisor is off", () => {
@@ -72,8 +79,32 @@ test("open items become quick pick targets at 0-based lines", () => {
     ],
   };
   assert.deepEqual(openItemTargets(list), [
-    { label: "write the intro", description: "PLAN.md:3", uri: `${WS}/PLAN.md`, line: 2 },
-    { label: "ask the user (blocked)", description: "docs/résumé.md:10", uri: `${WS}/docs/r%C3%A9sum%C3%A9.md`, line: 9 },
-    { label: "PLAN.md:1", description: "PLAN.md:1", uri: `${WS}/PLAN.md`, line: 0 },
+    { kind: "file", label: "write the intro", description: "PLAN.md:3", uri: `${WS}/PLAN.md`, line: 2 },
+    { kind: "file", label: "ask the user (blocked)", description: "docs/résumé.md:10", uri: `${WS}/docs/r%C3%A9sum%C3%A9.md`, line: 9 },
+    { kind: "file", label: "PLAN.md:1", description: "PLAN.md:1", uri: `${WS}/PLAN.md`, line: 0 },
+  ]);
+});
+
+test("items of a second folder open by their own URI and name their folder", () => {
+  const second = "file:///home/u/second";
+  const list: ListResult = { ...status(), items: [{ uri: `${second}/PLAN.md`, path: "PLAN.md", line: 3, text: "only item", state: "open" }] };
+  assert.deepEqual(openItemTargets(list, [WS, second]), [
+    { kind: "file", label: "only item", description: "second/PLAN.md:3", uri: `${second}/PLAN.md`, line: 2 },
+  ]);
+});
+
+test("session items become toggle targets beside the file items", () => {
+  const list: ListResult = {
+    ...status(),
+    items: [
+      { uri: `${WS}/PLAN.md`, path: "PLAN.md", line: 3, text: "write the intro", state: "open" },
+      { sessionID: "ses_1", index: 0, content: "Write the parser", status: "completed", priority: "high" },
+      { sessionID: "ses_1", index: 1, content: "Add tests", status: "pending", priority: null },
+    ],
+  };
+  assert.equal(openItemTargets(list).length, 1);
+  assert.deepEqual(sessionItemTargets(list), [
+    { kind: "session", label: "[x] Write the parser", description: "ses_1 #1 · completed · high", sessionID: "ses_1", index: 0, content: "Write the parser" },
+    { kind: "session", label: "[ ] Add tests", description: "ses_1 #2 · pending", sessionID: "ses_1", index: 1, content: "Add tests" },
   ]);
 });
