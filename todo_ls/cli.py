@@ -106,7 +106,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     logging.getLogger("pygls").setLevel(logging.WARNING)
     if command == "mcp":
-        # The MCP SDK is imported here only: the language server never loads it.
+        # Imported here only: the language server never loads the MCP server.
         from todo_ls.mcp_server import run_mcp
 
         return run_mcp(args.directory)

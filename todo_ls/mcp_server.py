@@ -1,25 +1,21 @@
 """`todo-ls mcp`: the agent todo tools over MCP on stdio (server name `todo`).
 
-Only this subcommand imports the MCP SDK (about 0.3-0.5 s of imports): the language server and
-the hook never load it. The tools themselves are in `todo_ls.todo_tools`; this module declares
-their input schemas and turns `ToolError` into a tool error answer (`isError`), so a bad call
-never ends the server.
+The tools are in `todo_ls.todo_tools` and the protocol in `todo_ls.mcp_protocol`; this module
+declares the tools' input schemas, turns `ToolError` into a tool error answer (`isError`), so a
+bad call never ends the server, and moves lines between stdin, the session and stdout.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import sys
 from pathlib import Path
-from typing import Any
-
-import anyio
-import mcp.types as types
-from mcp.server.lowlevel import Server
-from mcp.server.stdio import stdio_server
+from typing import IO, Any
 
 from todo_ls import __version__
 from todo_ls.agent_todos import MAX_CONTENT, MAX_TODOS, PRIORITIES, STATUSES
+from todo_ls.mcp_protocol import INVALID_REQUEST, McpSession, error_line
 from todo_ls.store import Store
 from todo_ls.todo_tools import MAX_FILES, TodoTools, ToolError, read_settings
 from todo_ls.workspace import normalize
@@ -27,6 +23,10 @@ from todo_ls.workspace import normalize
 log = logging.getLogger(__name__)
 
 SERVER_NAME = "todo"
+# The longest line read: a full `todo_write` (200 items of 2000 characters) is under 3 MB even
+# with every character escaped; a longer line is refused without being held in memory.
+MAX_LINE = 8 * 1024 * 1024
+_CHUNK = 64 * 1024
 
 _FILES_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -49,16 +49,16 @@ _FILES_SCHEMA: dict[str, Any] = {
     "required": ["files"],
 }
 
-TOOLS = [
-    types.Tool(
-        name="todo_write",
-        description=(
+TOOLS: list[dict[str, Any]] = [
+    {
+        "name": "todo_write",
+        "description": (
             "Replace this session's todo list. Send the complete list every time (items left "
             "out are removed). Use it to plan multi-step work and update it as items move: "
             "at most one item in_progress, mark items completed as soon as they are done, "
             "canceled when they no longer apply. Answers with the canonical list."
         ),
-        inputSchema={
+        "inputSchema": {
             "type": "object",
             "properties": {
                 "todos": {
@@ -77,64 +77,90 @@ TOOLS = [
             },
             "required": ["todos"],
         },
-    ),
-    types.Tool(
-        name="todo_read",
-        description=(
+    },
+    {
+        "name": "todo_read",
+        "description": (
             "Read this session's todo list together with the open items (path:line) of the "
             "project's subscribed markdown checklists. The list is also in your system prompt; "
             "use this to double-check the exact state."
         ),
-        inputSchema={"type": "object", "properties": {}},
-    ),
-    types.Tool(
-        name="todo_subscribe",
-        description=(
+        "inputSchema": {"type": "object", "properties": {}},
+    },
+    {
+        "name": "todo_subscribe",
+        "description": (
             "Subscribe markdown files of this project: their GFM checklist items (- [ ]) "
             "count as todos until ticked (- [x]). Answers with the subscribed files."
         ),
-        inputSchema=_FILES_SCHEMA,
-    ),
-    types.Tool(
-        name="todo_unsubscribe",
-        description="Stop counting markdown files' checklists as todos of this project.",
-        inputSchema=_FILES_SCHEMA,
-    ),
+        "inputSchema": _FILES_SCHEMA,
+    },
+    {
+        "name": "todo_unsubscribe",
+        "description": "Stop counting markdown files' checklists as todos of this project.",
+        "inputSchema": _FILES_SCHEMA,
+    },
 ]
 
 
-def build_server(tools: TodoTools) -> Server[Any, Any]:
-    """The MCP server over `tools` (also used by tests with in-memory streams)."""
-    server: Server[Any, Any] = Server(SERVER_NAME, version=__version__)
+def build_session(tools: TodoTools) -> McpSession:
+    """The MCP session over `tools`. Input is checked by the tools themselves: their messages
+    name the bad value and say what to send instead."""
 
-    @server.list_tools()  # type: ignore[no-untyped-call, untyped-decorator]
-    async def list_tools() -> list[types.Tool]:
-        return TOOLS
-
-    # Input is checked by the tools themselves: their messages name the bad value and say
-    # what to send instead, which the SDK's schema check does not.
-    @server.call_tool(validate_input=False)  # type: ignore[untyped-decorator]
-    async def call_tool(name: str, arguments: dict[str, Any] | None) -> types.CallToolResult:
+    def call_tool(name: str, arguments: object) -> tuple[bool, str]:
         try:
-            text = tools.call(name, arguments)
+            return False, tools.call(name, arguments)
         except ToolError as err:
             log.info("todo-ls mcp: %s refused: %s", name, err)
-            return types.CallToolResult(
-                content=[types.TextContent(type="text", text=str(err))], isError=True
+            return True, str(err)
+
+    return McpSession(SERVER_NAME, __version__, TOOLS, call_tool)
+
+
+def serve(session: McpSession, stdin: IO[bytes], stdout: IO[bytes]) -> None:
+    """Answer each line of `stdin` on `stdout`, in order, until `stdin` ends."""
+    while True:
+        line = stdin.readline(MAX_LINE + 1)
+        if not line:
+            return
+        if len(line) > MAX_LINE and not line.endswith(b"\n"):
+            skipped = len(line) + _skip_line(stdin)
+            answer: bytes | None = error_line(
+                INVALID_REQUEST,
+                f"a message of {skipped} bytes is over the {MAX_LINE} byte limit; it was skipped",
             )
-        return types.CallToolResult(content=[types.TextContent(type="text", text=text)])
+        else:
+            answer = session.handle_line(line.rstrip(b"\r\n"))
+        if answer is not None:
+            try:
+                stdout.write(answer + b"\n")
+                stdout.flush()
+            except BrokenPipeError:
+                return  # the client is gone
 
-    return server
+
+def _skip_line(stdin: IO[bytes]) -> int:
+    """Reads and drops the rest of the current line; the number of bytes dropped."""
+    dropped = 0
+    while True:
+        chunk = stdin.readline(_CHUNK)
+        dropped += len(chunk)
+        if not chunk or chunk.endswith(b"\n"):
+            return dropped
 
 
-async def _serve(tools: TodoTools) -> None:
-    server = build_server(tools)
-    async with stdio_server() as (read_stream, write_stream):
-        await server.run(read_stream, write_stream, server.create_initialization_options())
+def _protocol_stdout() -> IO[bytes]:
+    """The real stdout, for the protocol only: from here on anything else printed (by this
+    process or a library it loads) goes to stderr instead of breaking the stream."""
+    out = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
+    sys.stdout = sys.stderr
+    return out
 
 
 def run_mcp(directory: str | None) -> int:
     """Entry point of `todo-ls mcp`: serve until stdin closes."""
+    stdout = _protocol_stdout()
     folder = normalize(directory or os.getcwd())
     loaded = read_settings(folder)
     for warning in loaded.warnings:
@@ -142,7 +168,9 @@ def run_mcp(directory: str | None) -> int:
     state_dir = loaded.settings.state_dir
     store = Store.open(Path(state_dir).expanduser() if state_dir else None)
     try:
-        anyio.run(_serve, TodoTools(folder, store))
+        serve(build_session(TodoTools(folder, store)), sys.stdin.buffer, stdout)
+    except KeyboardInterrupt:
+        pass
     finally:
         store.close()
     return 0

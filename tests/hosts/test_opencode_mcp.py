@@ -32,8 +32,8 @@ class RoutedModel(FakeModel):
         super().__init__()
         self.routes: dict[str, list[Reply]] = {}
 
-    def _next(self, body: dict[str, Any]) -> Reply:
-        reply = super()._next(body)  # records the request; the shared script stays empty
+    def next_reply(self, body: dict[str, Any]) -> Reply:
+        reply = super().next_reply(body)  # records the request; the shared script stays empty
         if not body.get("tools"):
             return reply
         first = next(iter(self.user_texts(body)), "")

@@ -163,6 +163,25 @@ def _check_installed(exe: Path, env: dict[str, str], project: Path) -> None:
     assert result["serverInfo"] == {"name": "todo-ls", "version": __version__}
     assert "codeActionProvider" in result["capabilities"]
 
+    # `todo-ls mcp` runs on the installed dependencies alone (no MCP SDK among them).
+    lines = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "x"}},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+    ]
+    mcp = subprocess.run(
+        [str(exe), "mcp"],
+        input="".join(json.dumps(line) + "\n" for line in lines),
+        env=env,
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert mcp.returncode == 0, mcp.stderr
+    answers = [json.loads(line) for line in mcp.stdout.splitlines()]
+    assert answers[0]["result"]["serverInfo"] == {"name": "todo", "version": __version__}
+    assert len(answers[1]["result"]["tools"]) == 4
+
 
 def test_wheel_and_sdist_pass_twine_and_carry_the_one_version(dist: Dist) -> None:
     assert re.findall(r"Checking \S+: \S*PASSED", dist.output.replace("\x1b", "")), dist.output

@@ -111,3 +111,10 @@ def test_hook_bench_blocks_every_stop_and_loads_no_heavy_module() -> None:
         report["budget"]["forbidden_modules"]
     )
     assert report["heavy_modules_loaded"] == []
+
+
+def test_mcp_start_bench_times_the_initialize_answer() -> None:
+    report = run_bench("bench_mcp_start.py", "--repeats", "2")
+    assert report["initialize"]["n"] == 2 and report["initialize"]["p50_ms"] > 0
+    assert report["cpu"]["n"] == 2 and report["baseline_python_pass"]["n"] == 2
+    assert "within_budget" in report
