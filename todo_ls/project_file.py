@@ -17,9 +17,8 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -30,15 +29,14 @@ FILE_NAMES = ("todo-ls.toml", ".todo-ls.toml")
 MAX_BYTES = 1_000_000  # a settings file is small; a huge one is a mistake, not settings
 
 
-@dataclass(frozen=True)
-class ProjectFile:
+class ProjectFile(NamedTuple):
     """The raw `todoLs` settings a workspace folder's project file holds.
 
     `settings` is empty when there is no file or it cannot be used; `error` then says why in
     one line naming the file (for a warning), and is None when there simply is no file.
     """
 
-    settings: Mapping[str, Any] = field(default_factory=dict)
+    settings: Mapping[str, Any] = {}  # one shared empty default: never changed in place
     path: Path | None = None
     error: str | None = None
 

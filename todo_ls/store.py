@@ -21,7 +21,6 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
@@ -107,16 +106,14 @@ _READ_CACHE_SIZE = 4096  # cached query results kept before the read cache start
 _T = TypeVar("_T")
 
 
-@dataclass(frozen=True)
-class SubscriptionOverrides:
+class SubscriptionOverrides(NamedTuple):
     """The command-made part of a workspace folder's subscriptions (absolute paths)."""
 
     added: frozenset[str]
     removed: frozenset[str]
 
 
-@dataclass(frozen=True)
-class Pause:
+class Pause(NamedTuple):
     """A paused session: no nudges until the user writes or resumes it."""
 
     session_id: str
@@ -124,8 +121,7 @@ class Pause:
     since: float  # epoch seconds
 
 
-@dataclass(frozen=True)
-class NudgeRecord:
+class NudgeRecord(NamedTuple):
     """One entry of the nudge ledger (shared by every todo-ls process)."""
 
     session_id: str
@@ -151,8 +147,7 @@ class HookSession(NamedTuple):
     updated_at: float
 
 
-@dataclass(frozen=True)
-class Claim:
+class Claim(NamedTuple):
     """A granted claim: the holder may send exactly this nudge, then must record its outcome."""
 
     claim_id: int

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 TESTS = Path(__file__).resolve().parents[1]
-for helper_dir in (TESTS / "hosts", TESTS / "reliability"):
+# reliability_support frames JSON-RPC with bench/jsonrpc_frames.py.
+for helper_dir in (TESTS / "hosts", TESTS / "reliability", TESTS.parent / "bench"):
     if str(helper_dir) not in sys.path:
         sys.path.append(str(helper_dir))

@@ -4,6 +4,7 @@ name once several suites have one)."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import os
 import signal
@@ -172,6 +173,10 @@ class StdioLanguageServer:
     ) -> None:
         self.name = "language server (stdio)"
         self.supervisor: dict[str, Any] = {}
+        self.status: dict[str, Any] = {}  # the whole latest `todoLs/status`
+        self.responses: dict[int, dict[str, Any]] = {}
+        self._ids = itertools.count(100)
+        self._write = threading.Lock()
         self.proc = subprocess.Popen(
             command,
             env=env,
@@ -188,14 +193,33 @@ class StdioLanguageServer:
             while self.proc.poll() is None:
                 message = read_message(self.proc)
                 if message.get("method") == "todoLs/status":
+                    self.status = message["params"]
                     self.supervisor = message["params"].get("supervisor") or {}
                 elif "id" in message and "method" in message:
-                    self.proc.stdin.write(
-                        jsonrpc_frames.encode({"id": message["id"], "result": None})
-                    )
-                    self.proc.stdin.flush()
+                    self._send({"id": message["id"], "result": None})
+                elif "id" in message:
+                    self.responses[message["id"]] = message
         except (AssertionError, OSError, ValueError):
             return  # the server exited: alive() says so
+
+    def _send(self, message: dict[str, Any]) -> None:
+        assert self.proc.stdin is not None
+        with self._write:
+            self.proc.stdin.write(jsonrpc_frames.encode(message))
+            self.proc.stdin.flush()
+
+    def command(self, name: str, argument: dict[str, Any], timeout: float = 10.0) -> Any:
+        """Run `workspace/executeCommand` `name` with its one argument; the result, or
+        AssertionError on an error answer or none within `timeout` seconds."""
+        request_id = next(self._ids)
+        params = {"command": name, "arguments": [argument]}
+        method = "workspace/executeCommand"
+        self._send({"id": request_id, "method": method, "params": params})
+        wait_until(lambda: request_id in self.responses, timeout, f"the answer to {name}")
+        answer = self.responses.pop(request_id)
+        if "error" in answer:
+            raise AssertionError(f"{name} failed: {answer['error']}")
+        return answer.get("result")
 
     def alive(self) -> bool:
         return self.proc.poll() is None

@@ -13,7 +13,7 @@ import sys
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, NamedTuple, TextIO
 
 from todo_ls import project_file
 from todo_ls.hook import core, protocol, sources
@@ -32,6 +32,17 @@ USAGE = "usage: todo-ls hook [--host claude-code|codex|gemini-cli] < hook-input.
 
 class HookFailure(Exception):
     """The hook cannot act; the message is the log line."""
+
+
+class _Call(NamedTuple):
+    """One hook invocation with what the edge read for it."""
+
+    hook: protocol.HookInput
+    store: Store
+    settings: LightSettings
+    folder: Path  # the agent's project folder
+    env: Mapping[str, str]
+    now: float
 
 
 def main(
@@ -111,23 +122,18 @@ def handle(
     try:
         if store.warning:  # moved aside or in memory: no history to keep a loop bounded
             raise HookFailure(f"state store unusable: {store.warning}")
+        call = _Call(hook, store, settings, folder, env, now)
         if hook.event == "stop":
-            return _stop(hook, store, settings, folder, env, now), state_dir, store
-        _record(hook, store, settings, folder, env, now)
+            return _stop(call), state_dir, store
+        _record(call)
         return None, state_dir, store
     except BaseException:
         store.close()
         raise
 
 
-def _record(
-    hook: protocol.HookInput,
-    store: Store,
-    settings: LightSettings,
-    folder: Path,
-    env: Mapping[str, str],
-    now: float,
-) -> None:
+def _record(call: _Call) -> None:
+    hook, store, settings, folder, _, now = call
     change = core.transition(hook, settings.pause_on_interrupt)
     sid = hook.session_id
     if change.new_episode:
@@ -138,7 +144,7 @@ def _record(
     if change.pause:
         store.pause(sid, change.pause, now, keep_user_pause=True)
     if hook.event == "tool-use":
-        _store_own_list(hook, store, env, now, from_tool=True)
+        _store_own_list(call, from_tool=True)
     if change.state is not None:
         store.record_hook_session(
             sid,
@@ -152,18 +158,12 @@ def _record(
         )
 
 
-def _stop(
-    hook: protocol.HookInput,
-    store: Store,
-    settings: LightSettings,
-    folder: Path,
-    env: Mapping[str, str],
-    now: float,
-) -> str | None:
+def _stop(call: _Call) -> str | None:
     from todo_ls.supervisor.policy import open_set, read_history
 
+    hook, store, settings, folder, _, now = call
     sid = hook.session_id
-    todos = _store_own_list(hook, store, env, now, from_tool=False) or []
+    todos = _store_own_list(call, from_tool=False) or []
     own = [sources.Entry(t["content"], t["status"], t.get("priority")) for t in todos]
     items = open_set(own, _file_items(folder, settings, store))
     output = sources.last_output(Path(hook.transcript_path)) if hook.transcript_path else None
@@ -226,11 +226,10 @@ def _file_items(folder: Path, settings: LightSettings, store: Store) -> list[Fil
     return found
 
 
-def _store_own_list(
-    hook: protocol.HookInput, store: Store, env: Mapping[str, str], now: float, from_tool: bool
-) -> list[sources.Todo] | None:
+def _store_own_list(call: _Call, from_tool: bool) -> list[sources.Todo] | None:
     """The session's own list from where its host keeps it, stored when it changed; else the
     list stored earlier (a `TodoWrite` seen by the tool hook)."""
+    hook, store, _, _, env, now = call
     found: list[sources.Todo] | None = None
     if hook.host == "claude-code":
         if from_tool and hook.tool_name == "TodoWrite":

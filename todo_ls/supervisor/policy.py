@@ -14,8 +14,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import TYPE_CHECKING, Literal, NamedTuple, Protocol
 
 from todo_ls.checklist.model import FileItem
 from todo_ls.supervisor.clock import CLOCK_SET_BACK_S
@@ -43,8 +42,7 @@ NO_PROGRESS_SINCE = "open items unchanged and no activity since nudge #{}"
 _TODO_STATES = {"pending": "open", "in_progress": "inProgress"}
 
 
-@dataclass(frozen=True)
-class OpenItem:
+class OpenItem(NamedTuple):
     """One open item of any source: a session todo or a task item of a subscribed file."""
 
     text: str
@@ -63,8 +61,7 @@ class OpenItem:
         return f"{path}\x1f{self.state}\x1f{self.text}"
 
 
-@dataclass(frozen=True)
-class OpenSet:
+class OpenSet(NamedTuple):
     """The open items of a session's sources and how many items there are in all."""
 
     items: tuple[OpenItem, ...]
@@ -131,8 +128,7 @@ class PolicySettings(Protocol):
     def max_nudges_per_episode(self) -> int: ...
 
 
-@dataclass(frozen=True)
-class NudgeHistory:
+class NudgeHistory(NamedTuple):
     """What the shared store knows about earlier nudges of the session (all processes)."""
 
     last_at: float | None = None  # the latest sent nudge
@@ -171,8 +167,7 @@ def read_history(ledger: NudgeLedger, session_id: str, open_hash: str) -> NudgeH
     )
 
 
-@dataclass(frozen=True)
-class Decision:
+class Decision(NamedTuple):
     """The outcome of one evaluation."""
 
     state: SessionState

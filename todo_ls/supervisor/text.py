@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from todo_ls.supervisor.policy import NudgeKind, OpenItem, OpenSet
 
 MAX_LISTED = 12  # more items make the nudge long without helping the agent pick the next one
 
 
-@dataclass(frozen=True)
-class Nudge:
+class Nudge(NamedTuple):
     """One nudge: which one, why, and the open items it names."""
 
     kind: NudgeKind | str

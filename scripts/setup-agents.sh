@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Installs the real agent CLIs the hook tests run: Claude Code (@anthropic-ai/claude-code@2.1.332)
+# and Codex CLI (@openai/codex@0.171.0), each into its own folder under
+# ${TODO_LS_CACHE:-$HOME/.cache/todo-ls}/agents. Skipped per agent when its binary already
+# reports the pinned version. npm 11 does not run the packages' postinstall scripts, so the
+# tests run the platform binaries directly (paths below, also in tests/agents/agent_harness.py);
+# for the same reason npm's engine warning about Node (Claude Code asks for Node 22) is harmless:
+# the binaries need no Node. About 20 s and 810 MB on a first run.
+set -euo pipefail
+ROOT="${TODO_LS_CACHE:-$HOME/.cache/todo-ls}/agents"
+
+install_agent() {  # name package version binary-path-inside-the-folder
+  local name="$1" package="$2" version="$3" rel="$4"
+  local dir="$ROOT/$name"
+  local bin="$dir/$rel"
+  if [ -x "$bin" ] && "$bin" --version 2>/dev/null | grep -qF "$version"; then
+    echo "$name $version already installed in $dir"
+    return 0
+  fi
+  command -v npm >/dev/null || { echo "setup-agents: npm is required" >&2; exit 1; }
+  mkdir -p "$dir"
+  (
+    cd "$dir"
+    [ -f package.json ] || npm init -y >/dev/null
+    npm install --no-audit --no-fund --save-exact "$package@$version"
+  )
+  local got
+  got="$("$bin" --version 2>&1 || true)"
+  case "$got" in
+    *"$version"*) echo "$name $version installed in $dir" ;;
+    *) echo "setup-agents: $name: expected $version, got: $got" >&2; exit 1 ;;
+  esac
+}
+
+install_agent claude-code @anthropic-ai/claude-code 2.1.332 \
+  node_modules/@anthropic-ai/claude-code-linux-x64/claude
+install_agent codex @openai/codex 0.171.0 \
+  node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex

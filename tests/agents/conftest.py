@@ -1,0 +1,66 @@
+"""Fixtures of the agent tests: a throw-away project, the scripted fake models and the real
+Claude Code and Codex CLIs (agent_harness.py). The suites' shared doubles (the scripted model
+server, the stdio language-server client, the editor harness's no-host URL) are imported from
+their folders rather than copied."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+TESTS = Path(__file__).resolve().parents[1]
+for helper_dir in (TESTS / "hosts", TESTS / "lsp", TESTS / "reliability"):
+    if str(helper_dir) not in sys.path:
+        sys.path.append(str(helper_dir))
+
+from agent_harness import Agent, ClaudeCode, Codex, Conversation, Project  # noqa: E402
+from fake_agent_models import FakeMessagesAPI, FakeResponsesAPI  # noqa: E402
+from reliability_support import StdioLanguageServer  # noqa: E402
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Project:
+    """PLAN.md with two open items, subscribed by todo-ls.toml; HOME, CODEX_HOME, TMPDIR and
+    the todo-ls state folder beside it."""
+    return Project(tmp_path)
+
+
+@pytest.fixture
+def claude(project: Project) -> Iterator[ClaudeCode]:
+    with FakeMessagesAPI() as model:
+        yield ClaudeCode(project, model)
+
+
+@pytest.fixture
+def codex(project: Project) -> Iterator[Codex]:
+    with FakeResponsesAPI() as model:
+        yield Codex(project, model)
+
+
+@pytest.fixture(params=["claude-code", "codex"])
+def agent(request: pytest.FixtureRequest) -> Agent:
+    """Each agent in turn, for the behaviours both must show."""
+    fixture = "claude" if request.param == "claude-code" else "codex"
+    found: Agent = request.getfixturevalue(fixture)
+    return found
+
+
+@pytest.fixture
+def conversation(agent: Agent) -> Iterator[Conversation]:
+    """A multi-turn session of `agent` (Claude Code over stream-json, a Codex app-server
+    thread), with the project's hooks installed before it starts."""
+    agent.project.install(agent.host)
+    session = agent.conversation()
+    yield session
+    session.stop()
+
+
+@pytest.fixture
+def language_server(project: Project) -> Iterator[StdioLanguageServer]:
+    """A todo-ls language server over stdio on the project, sharing the hooks' state folder."""
+    server = project.language_server()
+    yield server
+    server.stop()
