@@ -1,4 +1,4 @@
-"""The supervisor scenarios both host lines share, run once per host (issues 3 and 4).
+"""The supervisor scenarios both host lines share, run once per host.
 
 `todo-ls supervise` runs in-process with the real clock and small timing settings against
 `opencode-v1` (the real OpenCode 1.18.33 and the scripted fake model) and `opencode-v2` (the fake

@@ -166,7 +166,7 @@ async def test_watchers_follow_the_subscriptions(editor: Editor, root: Path) -> 
     assert patterns == [(root / "NEW.md").as_posix(), (root / "PLAN.md").as_posix()]
 
 
-DESIGN_EXAMPLE = "# Plan\n\n" + "- [ ] open\n" * 8 + "- [x] done\n" * 8 + "- [~] dropped\n"
+BAR_EXAMPLE = "# Plan\n\n" + "- [ ] open\n" * 8 + "- [x] done\n" * 8 + "- [~] dropped\n"
 
 
 @pytest.mark.parametrize(
@@ -175,9 +175,9 @@ DESIGN_EXAMPLE = "# Plan\n\n" + "- [ ] open\n" * 8 + "- [x] done\n" * 8 + "- [~]
 async def test_status_text_fills_the_bar_with_the_done_fraction(
     root: Path, caps: str, state_dir: Path, settings: dict[str, Any]
 ) -> None:
-    # DESIGN.md's example: open 8, done 8, canceled 1 of 17 → 8·8/17 rounded down = 3 cells
-    # (counting the canceled item as closed would fill 4).
-    (root / "EXAMPLE.md").write_text(DESIGN_EXAMPLE, encoding="utf-8")
+    # The status bar's worked example: open 8, done 8, canceled 1 of 17 → 8·8/17 rounded
+    # down = 3 cells (counting the canceled item as closed would fill 4).
+    (root / "EXAMPLE.md").write_text(BAR_EXAMPLE, encoding="utf-8")
     editor = await start_editor(root, caps, settings, state_dir)
     try:
         status = await editor.wait_status(lambda s: s.total == 17)
