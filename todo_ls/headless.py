@@ -113,6 +113,7 @@ async def supervise(
         IndexWorkspace(index),
         on_change=printer.changed,
         on_nudge=printer.nudged,
+        rediscover=connect is None and settings.url is None,
     )
     printer.runtime = runtime
 

@@ -176,6 +176,18 @@ async def test_a_tui_started_with_port_is_found_and_nudges_its_idle_session(
     )
     nudge = next(t for t in tui.synthetic_texts(session) if "Idle nudge #1" in t)
     assert "ship the release" in nudge
+    # Quit the TUI and start it again on another port: todo-ls finds it there too.
+    tui.stop()
+    again = OpencodeTui(tui.root, model, port=free_port())
+    again.start()
+    try:
+        await status_where(
+            editor,
+            lambda s: _host(s) is not None and _host(s).connected and _host(s).url == again.url,
+            "the host connected at the new port",
+        )
+    finally:
+        again.stop()
 
 
 @pytest.mark.parametrize("tui", ["no-port"], indirect=True)

@@ -90,7 +90,7 @@ async def test_the_mcp_list_drives_the_nudges_on_2x(project: Path, state: Path) 
             await fake.run_turn(SID)
             await until(lambda: runtime.session_statuses()[0]["state"] == "done", 10, "done")
             clock.advance(120)
-            await runtime.settled()
+            await runtime.drain()
             assert len(sent()) == 1
     finally:
         await runtime.stop()

@@ -177,9 +177,13 @@ def test_wheel_and_sdist_pass_twine_and_carry_the_one_version(dist: Dist) -> Non
     assert {name.split("/")[0] for name in names} == {"todo_ls", f"todo_ls-{__version__}.dist-info"}
     assert f"todo_ls-{__version__}.dist-info/licenses/LICENSE" in names
     with tarfile.open(dist.sdist) as sdist:
+        sdist_names = [name for name in sdist.getnames() if len(Path(name).parts) > 2]
         top = {Path(name).parts[1] for name in sdist.getnames() if len(Path(name).parts) > 1}
     assert {"todo_ls", "tests", "CHANGELOG.md", "LICENSE", "pyproject.toml"} <= top
-    assert not top & {"lua", "plugin", "lsp", "doc", "editors"}, top  # editor plugins ship apart
+    assert not top & {"lua", "plugin", "lsp", "doc"}, top  # editor plugins ship apart
+    # ... but the OpenCode plugin rides in the wheel (`todo-ls install opencode` points at it).
+    editors = {Path(n).parts[2] for n in sdist_names if Path(n).parts[1:2] == ("editors",)}
+    assert editors <= {"opencode"}, editors
     package = json.loads((REPO / "editors" / "vscode" / "package.json").read_text("utf-8"))
     assert package["version"] == __version__
     assert f"## {__version__}" in (REPO / "CHANGELOG.md").read_text("utf-8")

@@ -286,6 +286,55 @@ async def test_reconnect_and_resync_do_not_double_nudge(h: Harness) -> None:
     assert h.rt.status()["host"]["connected"] is True
 
 
+async def test_a_discovered_server_that_stays_gone_is_looked_for_again(tmp_path: Path) -> None:
+    # Without a URL setting the server was found by discovery; one that does not come back may
+    # run again elsewhere (a TUI restarted on another port), so `connect` runs again.
+    moved = FakeHost()
+    hosts = iter([FakeHost(), moved])
+    connects: list[FakeHost] = []
+
+    async def connect() -> Host:
+        connects.append(next(hosts))
+        return connects[-1]
+
+    clock = FakeClock()
+    rt = Runtime(
+        connect, Store(tmp_path / "state.db"), SupervisorSettings(), clock,
+        FakeWorkspace([str(tmp_path)]), rediscover=True,
+    )  # fmt: skip
+    rt.start()
+    await _until(lambda: connects)
+    first = connects[0]
+    first.emit(ev.Connected("opencode-v1", "http://127.0.0.1:41001", "1.18.33"))
+    first.emit(ev.Disconnected("refused"), ev.Connected("opencode-v1", "x", "1.18.33"))
+    first.emit(ev.Disconnected("refused"))  # one failed reconnect: maybe a short restart
+    await first.drained()
+    assert len(connects) == 1 and not first.closed
+    first.emit(ev.Disconnected("refused"))  # the second one in a row: gone
+    await _until(lambda: first.closed)
+    clock.advance(2)  # the runtime's retry delay
+    await _until(lambda: len(connects) == 2)
+    moved.emit(ev.Connected("opencode-v1", "http://127.0.0.1:41002", "1.18.33"))
+    await moved.drained()
+    assert rt.connected and rt.host is moved
+    await rt.stop()
+
+
+async def test_a_configured_server_is_only_reconnected(h: Harness) -> None:
+    await h.start()
+    await h.emit(*[ev.Disconnected("refused") for _ in range(5)])
+    await h.advance(60)
+    assert h.connects == 1 and not h.host.closed
+
+
+async def _until(condition: Callable[[], object]) -> None:
+    for _ in range(1000):
+        if condition():
+            return
+        await asyncio.sleep(0)
+    raise AssertionError("condition not reached")
+
+
 async def test_restart_does_not_double_nudge(tmp_path: Path) -> None:
     first = Harness(tmp_path)
     await first.start()

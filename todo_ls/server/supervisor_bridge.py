@@ -102,6 +102,7 @@ class Supervision:
             on_change=self._changed,
             on_user_message=self._tell_user,
             folder_settings=self._folder_settings(),
+            rediscover=self._connect is _discover and settings.url is None,
         )
         self._runtime.start()
         log.info("supervisor started (host %s, scope %s)", settings.host, settings.scope)

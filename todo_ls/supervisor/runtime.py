@@ -57,6 +57,8 @@ log = logging.getLogger(__name__)
 CLAIM_EXPIRY_S = 60.0  # a claim whose holder died stops blocking others after this
 LOST_CLAIM_RETRY_S = 10.0  # another process holds the claim: look again after this
 RECONNECT_MAX_S = 30.0
+# Failed reconnects in a row after which a discovered server counts as gone (see `run`).
+GONE_AFTER_DROPS = 2
 # Nudge history of sessions quiet for this long is forgotten when supervision starts.
 LEDGER_RETENTION_S = 30 * 24 * 3600.0
 # Events that only show work going on (see `Runtime._still_working`); tools and steps
@@ -126,10 +128,14 @@ class Runtime:
         on_user_message: Callable[[str], None] | None = None,
         on_nudge: Callable[[NudgeSent], None] | None = None,
         folder_settings: Callable[[str], SupervisorSettings | None] | None = None,
+        rediscover: bool = False,
     ) -> None:
         """`settings` hold the connection and apply to sessions outside every workspace folder;
-        `folder_settings` gives a folder's own (by folder path), read at each decision."""
+        `folder_settings` gives a folder's own (by folder path), read at each decision.
+        `rediscover`: `connect` finds the server itself (no URL setting), so when the server
+        is gone `connect` runs again rather than the host reconnecting to the old address."""
         self._connect = connect
+        self._rediscover = rediscover
         self._store = store
         self.settings = settings
         self._clock = clock
@@ -197,10 +203,22 @@ class Runtime:
                     self._set_error(None)
                 self._sync_folders()
                 attempt = 0
+                drops = 0
                 async for event in self.host.watch():
                     self.handle(event)
                     attempt = 0
-                raise HostError("protocol", "the event stream ended")
+                    if isinstance(event, ev.Connected | ev.Disconnected):
+                        drops = drops + 1 if isinstance(event, ev.Disconnected) else 0
+                    if self._rediscover and drops >= GONE_AFTER_DROPS:
+                        break
+                else:
+                    raise HostError("protocol", "the event stream ended")
+                # A discovered server that does not come back may run again elsewhere (an
+                # OpenCode TUI restarted on another port): look for it again.
+                log.info("supervisor: %s is gone; looking for OpenCode again", self.host.info.url)
+                host, self.host = self.host, None
+                with contextlib.suppress(Exception):
+                    await host.aclose()
             except asyncio.CancelledError:
                 raise
             except Exception as err:
