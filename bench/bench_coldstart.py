@@ -8,7 +8,7 @@ settings, the project file's TOML reader, the store (sqlite3), the checklist eng
 the supervisor, host adapters, httpx and markdown-it-py must not be (they load right after the
 answer or when first needed).
 
-Budget (issue 7): initialize response p50 <= 450 ms.
+Budget (README, "Performance"): initialize response p50 <= 450 ms.
 """
 
 from __future__ import annotations

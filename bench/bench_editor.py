@@ -7,8 +7,8 @@ for a 100-line viewport and code actions at an item line. Baseline, in the same 
 trip of a request the server answers trivially (`textDocument/hover`, which it does not
 implement: MethodNotFound), so the pure server cost is visible as a ratio.
 
-Budgets (issue 7): 1 MB change → diagnostics p50 <= 30 ms, p95 <= 60 ms; 1,000-line plan p50
-<= 3 ms; inlay hints and code actions p50 <= 5 ms.
+Budgets (README, "Performance"): 1 MB change → diagnostics p50 <= 30 ms, p95 <= 60 ms;
+1,000-line plan p50 <= 3 ms; inlay hints and code actions p50 <= 5 ms.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@
 Baseline, in the same run: a server with a single subscribed file of 100 items (start to
 first status), so the part that scales with the workspace is visible as a ratio.
 
-Budgets (issue 7): initial index <= 2 s with progress, RSS <= 150 MB, status <= 20 ms.
+Budgets (README, "Performance"): initial index <= 2 s with progress, RSS <= 150 MB, status <= 20 ms.
 """
 
 from __future__ import annotations

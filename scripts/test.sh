@@ -2,18 +2,30 @@
 # Sets up everything the tests need on a fresh machine (Python packages, OpenCode 1.x, Neovim,
 # code-server + Chromium) and runs lint, types and the whole test suite. Heavy installs are
 # cached under ~/.cache/todo-ls and reused when present.
+#
+# scripts/test.sh --quick [PYTEST ARGS]: the developer loop. It sets up .venv only (no editors,
+# OpenCode or agents to install), runs lint and types, then the unit and LSP tests without the
+# tests that need a real OpenCode, editor or agent. CI runs the full suite (no --quick).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export TODO_LS_CACHE="${TODO_LS_CACHE:-$HOME/.cache/todo-ls}"
 mkdir -p "$TODO_LS_CACHE"
 
+quick=0
+if [ "${1:-}" = "--quick" ]; then
+  quick=1
+  shift
+fi
+
 echo "== set up"
 scripts/setup.sh --test
-for s in scripts/setup-*.sh; do
-  [ -e "$s" ] || continue
-  echo "== $s"
-  "$s"
-done
+if [ "$quick" = 0 ]; then
+  for s in scripts/setup-*.sh; do
+    [ -e "$s" ] || continue
+    echo "== $s"
+    "$s"
+  done
+fi
 
 echo "== lint and types"
 .venv/bin/ruff check todo_ls tests bench
@@ -21,4 +33,9 @@ echo "== lint and types"
 .venv/bin/mypy
 
 echo "== tests"
+if [ "$quick" = 1 ]; then
+  # The markers keep out what needs an install; further arguments go to pytest (e.g. -k toggle).
+  exec .venv/bin/python -m pytest -p no:cacheprovider \
+    -m "not opencode and not editor and not agents" tests/unit tests/lsp "$@"
+fi
 .venv/bin/python -m pytest -p no:cacheprovider "$@"

@@ -82,7 +82,8 @@ def _text_report(checked: Sequence[_Checked], github: bool) -> list[str]:
         for item in doc.checklist.items:
             if not item.is_open:
                 continue
-            label = f"[{item.state}] {item.text}"  # DESIGN: `path:line: [state] text`
+            # `path:line: [state] text`: the form terminals and CI logs turn into links.
+            label = f"[{item.state}] {item.text}"
             if github:
                 out.append(
                     f"::warning file={_escape_property(doc.path)},line={item.line + 1},"

@@ -50,7 +50,7 @@ class SupervisorSettings(_Model):
 
 
 class Settings(_Model):
-    """Every `todoLs.*` setting with its default (see DESIGN.md "Settings")."""
+    """Every `todoLs.*` setting with its default (docs/settings.md)."""
 
     markdown_files: list[str] = Field(default_factory=list)
     states: dict[str, list[str]] = Field(default_factory=lambda: dict(DEFAULT_STATES))

@@ -1,4 +1,4 @@
-"""SQLite state shared by every todo-ls process of the user (DESIGN.md "Storage").
+"""SQLite state shared by every todo-ls process of the user (docs/store.md).
 
 One database file in WAL mode holds what must outlive a process and be seen by every other
 todo-ls process of the user: the command-made part of each workspace folder's subscriptions,

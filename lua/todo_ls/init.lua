@@ -2,18 +2,18 @@
 ---
 --- The language server does the work; this module starts it (through `lsp/todo_ls.lua`), keeps the
 --- last `todoLs/status` payload of each client and turns user commands into
---- `workspace/executeCommand` requests (DESIGN.md "Names": one JSON-object argument each).
+--- `workspace/executeCommand` requests (docs/status-and-commands.md: one JSON-object argument each).
 local M = {}
 
 local NAME = 'todo_ls'
 local has_011 = vim.fn.has('nvim-0.11') == 1
 
---- Task states the server knows (DESIGN.md "Checklist semantics").
+--- Task states the server knows (docs/checklists.md).
 M.states = { 'open', 'inProgress', 'blocked', 'done', 'canceled' }
 
 ---@class todo_ls.Options
 ---@field cmd? string[] server command; nil = `todo-ls` on PATH, else `python3 -m todo_ls`
----@field settings? table `{ todoLs = { … } }`, the server settings (DESIGN.md "Settings")
+---@field settings? table `{ todoLs = { … } }`, the server settings (docs/settings.md)
 ---@field root_markers? string[] files or folders that mark the workspace root
 ---@field inlay_hints? boolean enable inlay hints (`3/7 done`) in attached buffers
 ---@field keymaps? table<string, string> normal-mode `lhs` -> `:TodoLs` subcommand, buffer-local

@@ -1,4 +1,4 @@
-"""Neovim's status line while a real OpenCode 1.18.33 agent works (issue 5, "Done when").
+"""Neovim's status line while a real OpenCode 1.18.33 agent works.
 
 Neovim's real TUI runs in tmux with the plugin (repository root) and the language server, whose
 settings point `supervisor.url` at a real `opencode serve` (auth on, the password in the default

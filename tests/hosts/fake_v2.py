@@ -1,4 +1,4 @@
-"""A fake OpenCode 2.x server for the tests, following reference/opencode-v2.md.
+"""A fake OpenCode 2.x server for the tests, following the 2.x protocol of docs/hosts-opencode.md.
 
 OpenCode 2.x cannot be installed here, so the tests talk to this stand-in. It is deliberately
 faithful where the adapter could get things wrong: every route under `/api`, bodies wrapped in

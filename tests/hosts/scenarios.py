@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import itertools
 import json
 import os
@@ -29,6 +30,7 @@ from fake_model import bash as bash_reply
 from fake_model import text as text_reply
 from fake_v2 import FakeV2Server
 
+from todo_ls.supervisor.clock import SystemClock, Timer
 from todo_ls.supervisor.events import HostEvent
 
 OPENCODE_VERSION = "1.18.33"
@@ -251,7 +253,9 @@ class EventLog:
                 raise AssertionError("the event stream ended")
             if time.monotonic() > deadline:
                 kinds = [type(e).__name__ for e in self.events[-30:]]
-                raise AssertionError(f"events: condition not met in {timeout} s; last: {kinds}")
+                raise AssertionError(
+                    f"events: not reached in {timeout} s: {described(condition)}; last: {kinds}"
+                )
             await asyncio.sleep(0.05)
 
     async def close(self) -> None:
@@ -260,6 +264,40 @@ class EventLog:
         done, _ = await asyncio.wait({self._task}, timeout=5)
         if not done:
             raise AssertionError("the event stream did not stop within 5 s of being cancelled")
+
+
+class WatchedClock(SystemClock):
+    """Real time that also knows the supervisor's armed decision timers: with none armed and
+    no host event arriving, the supervisor will do nothing more (a barrier for the tests that
+    assert an absence, instead of sleeping past the settle and the rate limit)."""
+
+    def __init__(self) -> None:
+        self.armed: list[float] = []  # when each timer ever armed falls due, in arming order
+        self._live: set[object] = set()
+
+    def call_at(self, when: float, callback: Callable[[], None]) -> Timer:
+        clock = self
+
+        class Watched:
+            def cancel(self) -> None:
+                clock._live.discard(self)
+                handle.cancel()
+
+        watched = Watched()
+
+        def run() -> None:
+            self._live.discard(watched)
+            callback()
+
+        handle = super().call_at(when, run)
+        self._live.add(watched)
+        self.armed.append(when)
+        return watched
+
+    @property
+    def live(self) -> int:
+        """Timers armed and not yet run or cancelled."""
+        return len(self._live)
 
 
 class Supervisor:
@@ -284,6 +322,7 @@ class Supervisor:
         self.folder = folder
         self.state_dir = state_dir
         self.lines: list[str] = []
+        self.clock = WatchedClock()
         self._stop = asyncio.Event()
         self._task: asyncio.Task[int] | None = None
 
@@ -311,7 +350,9 @@ class Supervisor:
 
         store = Store.open(self.state_dir)
         self._task = asyncio.ensure_future(
-            supervise(self.settings, self.folder, Out(), store=store, stop=self._stop)
+            supervise(
+                self.settings, self.folder, Out(), store=store, stop=self._stop, clock=self.clock
+            )
         )
         return self
 
@@ -328,7 +369,10 @@ class Supervisor:
             if self._task is not None and self._task.done():
                 raise AssertionError(f"supervise ended: {self._task.result()}")
             if time.monotonic() > deadline:
-                raise AssertionError(f"supervise: condition not met; lines: {self.lines[-15:]}")
+                raise AssertionError(
+                    f"supervise: not reached in {timeout} s: {described(condition)}; "
+                    f"lines: {self.lines[-15:]}"
+                )
             await asyncio.sleep(0.05)
 
     def session_lines(self, session_id: str) -> list[str]:
@@ -351,13 +395,22 @@ class Supervisor:
         assert task.result() == 0
 
 
+def described(condition: Callable[..., object]) -> str:
+    """The source line of a condition (usually a lambda), for a timeout's message."""
+    try:
+        return " ".join(inspect.getsource(condition).split())
+    except (OSError, TypeError):
+        return repr(condition)
+
+
 async def until(condition: Callable[[], object], timeout: float = 30.0, what: str = "") -> None:
     """Poll `condition()` in real time on the running loop (never blocking it) until true:
-    the tests' sockets and servers are real even where the supervisor's clock is not."""
+    the tests' sockets and servers are real even where the supervisor's clock is not. A timeout
+    names the condition: `what`, else its source."""
     deadline = time.monotonic() + timeout
     while not condition():
         if time.monotonic() > deadline:
-            raise AssertionError(f"not reached in {timeout} s: {what or condition}")
+            raise AssertionError(f"not reached in {timeout} s: {what or described(condition)}")
         await asyncio.sleep(0.01)
 
 

@@ -1,6 +1,6 @@
 """The pure half of the OpenCode 2.x adapter: frames, envelopes and their translation.
 
-Payload shapes follow reference/opencode-v2.md (§1.4, §2, the appendix of build variants).
+Payload shapes follow the 2.x section of docs/hosts-opencode.md, its build variants included.
 """
 
 from __future__ import annotations

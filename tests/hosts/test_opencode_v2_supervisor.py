@@ -110,6 +110,15 @@ async def world(tmp_path: Path) -> AsyncIterator[World]:
     await fake.stop()
 
 
+async def caught_up(world: World, mark: str) -> None:
+    """A barrier: rename the session and wait until the runtime sees the new title. The stream
+    is ordered, so every event the host sent before has been handled by then."""
+    info = world.fake.sessions[SID]
+    info["title"] = mark
+    world.fake.emit("session.updated", {"sessionID": SID, "info": info})
+    await until(world.seen(lambda s: s.title == mark), what=f"the title {mark!r} seen")
+
+
 async def finished_turn(world: World, **turn: object) -> None:
     """Run one turn on the host and wait until the runtime has seen it end."""
     await world.fake.run_turn(SID, **turn)  # type: ignore[arg-type]
@@ -174,13 +183,16 @@ async def test_a_printing_background_shell_defers_the_stall_nudge(world: World) 
     out = world.project / "build.out"
     world.fake.start_shell(SID, out, "npm run build")
     await finished_turn(world)
+    # Whatever the turn sent after its end is handled now, at the turn's time: from here the
+    # only event that can move the quiet clock is the output written below.
+    await caught_up(world, "after the turn")
     stall_s = SupervisorSettings().stall_minutes * 60
     world.clock.advance(stall_s - 30)
     await drain(world)
     before = world.runtime.tracker.sessions[SID].last_activity
     with out.open("a", encoding="utf-8") as f:
         f.write("compiling…\n")
-    await until(world.seen(lambda s: s.last_activity > before))
+    await until(world.seen(lambda s: s.last_activity > before), what="the output seen")
     world.clock.advance(60)  # past the threshold from the turn's end, not from the output
     await drain(world)
     assert world.nudges == []

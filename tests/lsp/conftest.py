@@ -61,6 +61,43 @@ async def editor(
     await editor.client.stop()
 
 
+# A shared server: one per module and capability set, for tests that only open documents, edit
+# them in the editor and ask (no settings, folders, files on disk, commands or store). The
+# server start is most of such a test's time. Those tests run on the module's event loop (the
+# server's pipes belong to it): mark them `SHARED` (lsp_harness).
+
+
+@pytest.fixture(scope="module", params=["neovim", "vscode"])
+def shared_caps(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def shared_server(
+    shared_caps: str, tmp_path_factory: pytest.TempPathFactory
+) -> AsyncIterator[Editor]:
+    base = tmp_path_factory.mktemp("shared")
+    folder = base / "project"
+    folder.mkdir()
+    (folder / "PLAN.md").write_text(PLAN, encoding="utf-8")
+    # No supervisor: these tests are about the editor side, and a host would add statuses.
+    settings = {"markdownFiles": ["PLAN.md"], "supervisor": {"enabled": False}}
+    editor = await start_editor(folder, shared_caps, settings, base / "state")
+    await editor.wait_status(lambda s: True)
+    yield editor
+    await asyncio.wait_for(editor.client.shutdown_session(), TIMEOUT)
+    await editor.client.stop()
+
+
+@pytest_asyncio.fixture(loop_scope="module")
+async def reader(shared_server: Editor) -> AsyncIterator[Editor]:
+    """The module's shared server; what the test opened is closed after it, and a round trip
+    makes sure the server has handled the closes before the next test starts."""
+    yield shared_server
+    shared_server.close_all()
+    await shared_server.command("todoLs.list", {})
+
+
 @pytest.fixture
 def client(editor: Editor) -> LanguageClient:
     """The raw client (also lets pytest-lsp attach the server's log to failure reports)."""

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Union
 
+import pytest
 from lsprotocol import types
 from pygls.protocol import default_converter
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
@@ -165,6 +166,10 @@ def offset(text: str, position: types.Position, encoding: str) -> int:
     return start + len(line)
 
 
+# Marks a test that uses the shared server (`reader`): it runs on the module's event loop.
+SHARED = pytest.mark.asyncio(loop_scope="module")
+
+
 class Editor:
     """The test client's editor side: open documents, status notifications, messages."""
 
@@ -203,6 +208,14 @@ class Editor:
             )
         )
         return uri
+
+    def close_all(self) -> None:
+        """Close every open document: the server goes back to what is on disk."""
+        for uri in self.docs:
+            self.client.text_document_did_close(
+                types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri))
+            )
+        self.docs.clear()
 
     def set_text(self, uri: str, text: str) -> None:
         version = self.docs[uri][0] + 1

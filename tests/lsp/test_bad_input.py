@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from fake_v2 import FakeV2Server
-from lsp_harness import TIMEOUT, Editor, start_editor
+from lsp_harness import SHARED, TIMEOUT, Editor, start_editor
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
@@ -123,25 +123,27 @@ async def test_every_command_rejects_malformed_arguments(editor: Editor) -> None
     ],
     ids=["null", "array", "string", "empty", "uri-int", "uri-null", "unknown", "untitled", "junk"],
 )
-async def test_every_request_survives_malformed_params(editor: Editor, params: Any) -> None:
+@SHARED
+async def test_every_request_survives_malformed_params(reader: Editor, params: Any) -> None:
     for method in REQUESTS:
-        answer = await raw_request(editor, method, params)
+        answer = await raw_request(reader, method, params)
         # Answered (an editor would otherwise wait forever): an error or an empty result.
         if isinstance(answer, JsonRpcException):
             assert answer.code in (-32602, -32603), (method, params, answer)
-    await still_serving(editor)
+    await still_serving(reader)
 
 
 @pytest.mark.parametrize("rng", [HUGE, REVERSED], ids=["out-of-range", "reversed"])
-async def test_out_of_range_positions_are_answered(editor: Editor, rng: dict[str, Any]) -> None:
-    uri = editor.open("PLAN.md")
+@SHARED
+async def test_out_of_range_positions_are_answered(reader: Editor, rng: dict[str, Any]) -> None:
+    uri = reader.open("PLAN.md")
     params = {"textDocument": {"uri": uri}, "range": rng, "context": {"diagnostics": []}}
     for method in (types.TEXT_DOCUMENT_CODE_ACTION, types.TEXT_DOCUMENT_INLAY_HINT):
-        answer = await raw_request(editor, method, params)
+        answer = await raw_request(reader, method, params)
         assert not isinstance(answer, JsonRpcException), (method, answer)
-    answer = await editor.command("todoLs.toggle", {"uri": uri, "line": 10**9})
+    answer = await reader.command("todoLs.toggle", {"uri": uri, "line": 10**9})
     assert answer["applied"] is False
-    await still_serving(editor)
+    await still_serving(reader)
 
 
 async def test_odd_document_events_are_tolerated(editor: Editor, root: Path) -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from lsp_harness import TIMEOUT, Editor, start_editor
+from lsp_harness import SHARED, TIMEOUT, Editor, start_editor
 from lsprotocol import types
 
 WHOLE = types.Range(
@@ -63,8 +63,9 @@ async def hints(editor: Editor, uri: str, first: int, last: int) -> list[types.I
     return list(found or [])
 
 
-async def test_server_advertises_every_feature(editor: Editor) -> None:
-    caps = editor.server_capabilities
+@SHARED
+async def test_server_advertises_every_feature(reader: Editor) -> None:
+    caps = reader.server_capabilities
     assert caps.execute_command_provider is not None
     names = ["toggle", "setState", "subscribe", "unsubscribe", "nudge", "pause", "resume"]
     assert sorted(caps.execute_command_provider.commands) == sorted(
@@ -72,12 +73,13 @@ async def test_server_advertises_every_feature(editor: Editor) -> None:
     )
     assert caps.code_action_provider and caps.inlay_hint_provider and caps.code_lens_provider
     assert isinstance(caps.diagnostic_provider, types.DiagnosticOptions)
-    assert editor.encoding == ("utf-8" if editor.caps == "neovim" else "utf-16")
+    assert reader.encoding == ("utf-8" if reader.caps == "neovim" else "utf-16")
 
 
-async def test_diagnostics_one_per_open_item(editor: Editor) -> None:
-    uri = editor.open("PLAN.md")
-    found = await editor.pull(uri)
+@SHARED
+async def test_diagnostics_one_per_open_item(reader: Editor) -> None:
+    uri = reader.open("PLAN.md")
+    found = await reader.pull(uri)
     assert [(d.range.start.line, d.code, d.message) for d in found] == [
         (6, "open", "Open: write parser"),
         (8, "open", "Open: blocks"),
@@ -117,8 +119,10 @@ async def test_push_diagnostics_for_a_client_without_pull(root: Path, state_dir:
 
 async def test_pull_clients_get_no_pushed_diagnostics(editor: Editor) -> None:
     uri = editor.open("PLAN.md")
-    assert len(await editor.pull(uri)) == 4
-    await asyncio.sleep(0.2)
+    editor.set_text(uri, editor.text(uri).replace("[ ]", "[x]", 1))
+    # A push is written by the handler of the change that causes it, so it would arrive
+    # before the answer to any later request: the pull is the barrier.
+    assert len(await editor.pull(uri)) == 3
     assert editor.client.diagnostics == {}
 
 
@@ -149,10 +153,11 @@ async def test_diagnostic_severity_setting(editor: Editor, severity: int | None)
         assert {d.severity for d in found} == {types.DiagnosticSeverity(severity)}
 
 
-async def test_item_actions_and_children_edit(editor: Editor) -> None:
-    uri = editor.open("PLAN.md")
-    diagnostics = [d for d in await editor.pull(uri) if d.range.start.line == 6]
-    found = await actions(editor, uri, 6, diagnostics=diagnostics)
+@SHARED
+async def test_item_actions_and_children_edit(reader: Editor) -> None:
+    uri = reader.open("PLAN.md")
+    diagnostics = [d for d in await reader.pull(uri) if d.range.start.line == 6]
+    found = await actions(reader, uri, 6, diagnostics=diagnostics)
     # One action per state: no "Set state: done" twin of "Mark done".
     assert [a.title for a in found] == [
         "Mark done",
@@ -167,42 +172,45 @@ async def test_item_actions_and_children_edit(editor: Editor) -> None:
     action = by_title(found, "Mark done with 1 child")
     assert action.edit is not None and action.edit.changes is not None
     assert len(action.edit.changes[uri]) == 2  # one edit for the item and its open child
-    assert editor.apply(action.edit)
-    lines = editor.text(uri).splitlines()
+    assert reader.apply(action.edit)
+    lines = reader.text(uri).splitlines()
     assert lines[6:9] == ["- [x] write parser", "  - [x] tokens", "  - [x] blocks"]
-    remaining = [d.message for d in await editor.pull(uri)]
+    remaining = [d.message for d in await reader.pull(uri)]
     assert remaining == ["In progress: server", "Blocked: ask legal"]
 
 
-async def test_closed_item_offers_reopen(editor: Editor) -> None:
-    uri = editor.open("PLAN.md")
-    titles = [a.title for a in await actions(editor, uri, 10)]  # [x] docs
+@SHARED
+async def test_closed_item_offers_reopen(reader: Editor) -> None:
+    uri = reader.open("PLAN.md")
+    titles = [a.title for a in await actions(reader, uri, 10)]  # [x] docs
     assert titles == ["Cancel", "Reopen", "Set state: inProgress", "Set state: blocked"]
-    in_progress = [a.title for a in await actions(editor, uri, 9)]  # [/] server: open-ish
+    in_progress = [a.title for a in await actions(reader, uri, 9)]  # [/] server: open-ish
     assert in_progress == ["Mark done", "Cancel", "Set state: open", "Set state: blocked"]
-    found = await actions(editor, uri, 14)  # [~] blog post
-    assert editor.apply(by_title(found, "Reopen").edit or types.WorkspaceEdit())
-    assert editor.text(uri).splitlines()[14] == "- [ ] blog post"
+    found = await actions(reader, uri, 14)  # [~] blog post
+    assert reader.apply(by_title(found, "Reopen").edit or types.WorkspaceEdit())
+    assert reader.text(uri).splitlines()[14] == "- [ ] blog post"
 
 
-async def test_section_and_plain_item_actions(editor: Editor) -> None:
-    uri = editor.open("PLAN.md")
-    found = await actions(editor, uri, 4)
+@SHARED
+async def test_section_and_plain_item_actions(reader: Editor) -> None:
+    uri = reader.open("PLAN.md")
+    found = await actions(reader, uri, 4)
     assert [a.title for a in found] == ["Mark section done (3 items)"]
-    assert editor.apply(found[0].edit or types.WorkspaceEdit())
-    build = editor.text(uri).splitlines()[6:11]
+    assert reader.apply(found[0].edit or types.WorkspaceEdit())
+    build = reader.text(uri).splitlines()[6:11]
     assert all("[x]" in line for line in build), build
-    plain = await actions(editor, uri, 16)
+    plain = await actions(reader, uri, 16)
     assert [a.title for a in plain] == ["Convert to task"]
-    assert editor.apply(plain[0].edit or types.WorkspaceEdit())
-    assert editor.text(uri).splitlines()[16] == "- [ ] plain note"
-    assert await actions(editor, uri, 2) == []  # a paragraph: nothing to offer
+    assert reader.apply(plain[0].edit or types.WorkspaceEdit())
+    assert reader.text(uri).splitlines()[16] == "- [ ] plain note"
+    assert await actions(reader, uri, 2) == []  # a paragraph: nothing to offer
 
 
-async def test_inlay_hints_for_headings_and_parents(editor: Editor) -> None:
-    uri = editor.open("PLAN.md")
-    lines = editor.text(uri).splitlines()
-    found = await hints(editor, uri, 0, 100)
+@SHARED
+async def test_inlay_hints_for_headings_and_parents(reader: Editor) -> None:
+    uri = reader.open("PLAN.md")
+    lines = reader.text(uri).splitlines()
+    found = await hints(reader, uri, 0, 100)
     assert [(h.position.line, h.label) for h in found] == [
         (0, "2/7 done · 1 canceled"),
         (4, "2/5 done"),
@@ -211,10 +219,10 @@ async def test_inlay_hints_for_headings_and_parents(editor: Editor) -> None:
     ]
     assert all(h.position.character == len(lines[h.position.line]) for h in found)
     # A window in the middle of the document gets exactly its own hints.
-    assert [(h.position.line, h.label) for h in await hints(editor, uri, 5, 11)] == [
+    assert [(h.position.line, h.label) for h in await hints(reader, uri, 5, 11)] == [
         (6, "1/2 done")
     ]
-    assert await hints(editor, uri, 13, 16) == []
+    assert await hints(reader, uri, 13, 16) == []
 
 
 async def test_code_lens_on_first_line(editor: Editor, root: Path) -> None:

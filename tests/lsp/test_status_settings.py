@@ -141,7 +141,9 @@ async def test_unusable_files_are_skipped_with_one_warning(
         assert "UTF-8" in by_name["LATIN1.md"].error
         assert (status.open, status.total) == (4, 7)
         await editor.command("todoLs.refresh", {})
-        await asyncio.sleep(0.3)  # a second status computation must not warn again
+        # `todoLs.list` computes the status from the re-read files, as the next publish does:
+        # when it answers, a second warning would have been sent.
+        await editor.command("todoLs.list", {})
         warnings = [m.message for m in editor.client.messages]
         assert len(warnings) == 2, warnings
         result = await editor.command(
@@ -169,7 +171,7 @@ async def test_watchers_follow_the_subscriptions(editor: Editor, root: Path) -> 
     )
 
 
-DESIGN_EXAMPLE = "# Plan\n\n" + "- [ ] open\n" * 8 + "- [x] done\n" * 8 + "- [~] dropped\n"
+BAR_EXAMPLE = "# Plan\n\n" + "- [ ] open\n" * 8 + "- [x] done\n" * 8 + "- [~] dropped\n"
 
 
 @pytest.mark.parametrize(
@@ -178,9 +180,9 @@ DESIGN_EXAMPLE = "# Plan\n\n" + "- [ ] open\n" * 8 + "- [x] done\n" * 8 + "- [~]
 async def test_status_text_fills_the_bar_with_the_done_fraction(
     root: Path, caps: str, state_dir: Path, settings: dict[str, Any]
 ) -> None:
-    # DESIGN.md's example: open 8, done 8, canceled 1 of 17 → 8·8/17 rounded down = 3 cells
-    # (counting the canceled item as closed would fill 4).
-    (root / "EXAMPLE.md").write_text(DESIGN_EXAMPLE, encoding="utf-8")
+    # The status bar's worked example: open 8, done 8, canceled 1 of 17 → 8·8/17 rounded
+    # down = 3 cells (counting the canceled item as closed would fill 4).
+    (root / "EXAMPLE.md").write_text(BAR_EXAMPLE, encoding="utf-8")
     editor = await start_editor(root, caps, settings, state_dir)
     try:
         status = await editor.wait_status(lambda s: s.total == 17)
@@ -295,5 +297,8 @@ async def test_one_status_per_keystroke(editor: Editor) -> None:
     before = len(editor.statuses)
     editor.set_text(uri, editor.text(uri).replace("- [ ] blocks", "- [x] blocks"))
     await editor.wait_status(lambda s: s.open == 3)
-    await asyncio.sleep(0.5)
-    assert len(editor.statuses) == before + 1
+    # The next keystroke is the barrier: whatever the first one caused arrives before the
+    # status of the second one (or is merged into it by the coalescing).
+    editor.set_text(uri, editor.text(uri).replace("- [x] blocks", "- [ ] blocks"))
+    await editor.wait_status(lambda s: len(editor.statuses) > before + 1 and s.open == 4)
+    assert [s.open for s in editor.statuses[before:]] == [3, 4]

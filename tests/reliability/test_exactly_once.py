@@ -247,6 +247,14 @@ def test_real_opencode_one_nudge_per_opportunity_through_kill_and_restart(
         try:
             folder = opencode.project
             (folder / "PLAN.md").write_text(PLAN, encoding="utf-8")
+            # The fake model answers a nudge with a turn, and the item stays open: once
+            # `minNudgeIntervalMs` has passed, a second nudge is what the policy asks for (the
+            # agent worked since). With an hour between nudges, however slow the machine, any
+            # second nudge of a session here is a duplicate, so the verdict does not depend on
+            # how long the phases take. Every process reads the folder's project file.
+            (folder / "todo-ls.toml").write_text(
+                "[supervisor]\nminNudgeIntervalMs = 3600000\n", encoding="utf-8"
+            )
             fleet = fleet_factory(folder, opencode.url, {})
             start_four(fleet)
 
@@ -290,5 +298,12 @@ def test_real_opencode_one_nudge_per_opportunity_through_kill_and_restart(
             fleet.wait_connected(60)
             exactly_one(nudges(ses_restart), "a session across a server restart")
             assert nudges(ses_all)() == 1 and nudges(ses_kill)() == 1
+            # The shared ledger agrees with what OpenCode received: one sent nudge each, #1.
+            store = Store.open(tmp_path / "state")
+            try:
+                for sid in (ses_all, ses_kill, ses_restart):
+                    assert [n.number for n in store.nudges(sid)] == [1], store.nudges(sid)
+            finally:
+                store.close()
         finally:
             opencode.stop()

@@ -63,7 +63,7 @@ DIRECTORIES = [
 ]
 BIG = "x" * (5 * 1024 * 1024)
 
-# A 2.x corpus in the shapes of reference/opencode-v2.md (the fake server emits the same).
+# A 2.x corpus in the shapes docs/hosts-opencode.md lists (the fake server emits the same).
 V2_SID = "ses_v2a"
 V2_CORPUS: list[dict[str, Any]] = [
     {

@@ -1,7 +1,9 @@
-"""The benchmark scripts still run end to end (tiny sizes; no timing is asserted here).
+"""The benchmark scripts still run end to end, at tiny sizes.
 
 Each script runs as `bench/run_all.sh` runs it, in a subprocess, and must print one JSON report
-whose figures describe what it measured.
+whose figures describe what it measured. No absolute time is asserted (the machine may be
+busy); where a figure has a baseline measured in the same run, the ratio must stay within a
+bound generous enough for a loaded machine and tight enough to catch a gross regression.
 """
 
 from __future__ import annotations
@@ -34,7 +36,8 @@ def test_parse_bench_checks_identity_with_markdown_it() -> None:
     report = run_bench("-c", code)
     assert report["items"] == 200
     assert report["identical_items"] is True
-    assert report["engine_ms"] > 0 and report["ratio"] > 0
+    # The fast engine exists to be faster than markdown-it-py (CPU time; about 15x here).
+    assert report["ratio"] >= 2, report
 
 
 def test_editor_bench_measures_push_and_pull_against_a_baseline() -> None:
@@ -43,8 +46,9 @@ def test_editor_bench_measures_push_and_pull_against_a_baseline() -> None:
         figures = report[mode]
         assert figures["baseline_round_trip"]["n"] == 3
         for name in ("change_1mb", "change_1000_lines"):
-            assert figures[name]["p50_ms"] > 0
-            assert figures[name]["ratio_to_baseline"] is not None
+            # Diagnostics after a change come about as fast as an empty round trip (a few
+            # times it here), not a full re-parse slower.
+            assert figures[name]["ratio_to_baseline"] <= 50, (mode, name, figures[name])
             assert "within_budget" in figures[name]
     assert report["push"]["inlay_hints_100_lines"]["n"] == 3
     assert report["push"]["code_actions"]["n"] == 3
@@ -53,8 +57,8 @@ def test_editor_bench_measures_push_and_pull_against_a_baseline() -> None:
 
 def test_coldstart_bench_finds_no_eager_heavy_import() -> None:
     report = run_bench("bench_coldstart.py", "--repeats", "1")
-    assert report["initialize"]["p50_ms"] > 0
-    assert report["import_pygls"]["p50_ms"] > 0
+    # The answer to initialize costs little beyond starting Python and importing pygls.
+    assert report["initialize"]["ratio_to_import_pygls"] <= 3, report["initialize"]
     # The module list was taken when the answer was written, by the real server.
     check = report["eager_check"]
     assert check["server_loaded"] is True
@@ -82,7 +86,7 @@ def test_workspace_bench_indexes_every_file_with_progress() -> None:
     )
     assert report["items"] == 120
     assert report["progress"]["reported"] is True
-    assert report["rss_mb"] > 0
+    assert 0 < report["rss_mb"] <= 150  # the budget of a real workspace holds for a small one
     assert report["status_after_disk_change"]["n"] == 2
     assert report["status_after_edit"]["n"] == 2
 

@@ -1,4 +1,4 @@
-"""The nudge policy, one test per rule of DESIGN.md "When to nudge" (pure, time passed in)."""
+"""The nudge policy, one test per rule of docs/supervisor.md (pure, time passed in)."""
 
 from __future__ import annotations
 

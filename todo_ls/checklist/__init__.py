@@ -2,7 +2,7 @@
 
 The model (`model.py`: states, items, the registry) loads with the package. The engine
 functions (parse, edits, progress, incremental re-parse) load on their first use, so that a
-language server answers `initialize` without them (cold start, issue 7): name them as
+language server answers `initialize` without them (a cold start the user waits for): name them as
 attributes of the package (`checklist.parse(...)`) where that matters.
 """
 

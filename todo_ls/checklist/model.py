@@ -61,7 +61,7 @@ class StateRegistry:
 
     @classmethod
     def default(cls) -> StateRegistry:
-        """The default registry of DESIGN.md."""
+        """The default markers of each state (docs/checklists.md, "States")."""
         return cls.from_settings(DEFAULT_STATES)
 
     def state_of(self, marker: str) -> str | None:

@@ -9,7 +9,7 @@ from todo_ls.checklist.scan import scan
 def parse(text: str, registry: StateRegistry | None = None) -> Checklist:
     """Find the task items, plain list items and headings of a markdown document.
 
-    `registry` None means the default states of DESIGN.md. The result equals what the
+    `registry` None means the default states (docs/checklists.md). The result equals what the
     markdown-it-py reference (`todo_ls.checklist.reference.reference_parse`) finds.
     """
     return scan(text, registry)

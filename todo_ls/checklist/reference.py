@@ -1,8 +1,8 @@
 """The reference parser: markdown-it-py (CommonMark + GFM task lists + front matter).
 
-DESIGN.md makes markdown-it-py the judge of what is an item. The fast scanner in `scan.py` must
-agree with this module on every document; tests and the parse benchmark compare the two.
-markdown-it-py is imported lazily so that importing the engine stays cheap.
+markdown-it-py is the judge of what is an item (docs/checklists.md). The fast scanner in
+`scan.py` must agree with this module on every document; tests and the parse benchmark
+compare the two. markdown-it-py is imported lazily so that importing the engine stays cheap.
 """
 
 from __future__ import annotations

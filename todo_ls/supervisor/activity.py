@@ -1,4 +1,4 @@
-"""Per-session activity, fed by host events (DESIGN.md "Activity").
+"""Per-session activity, fed by host events (docs/supervisor.md, "Activity").
 
 Pure: no asyncio, no I/O. Time comes in as `now` (epoch seconds). The `Tracker` keeps one
 `SessionActivity` per session and turns each event into state changes plus a few `Effect`s the

@@ -1,4 +1,4 @@
-"""When to nudge (DESIGN.md "When to nudge", rules 1-7). Pure: time comes in as `now`.
+"""When to nudge (docs/supervisor.md, rules 1-7). Pure: time comes in as `now`.
 
 `evaluate` looks at one root session (its `TreeView`), the open items of its sources, its pause
 and its nudge history, and says what to send now (or why not), which state word the status shows,
@@ -188,7 +188,7 @@ def evaluate(
     history: NudgeHistory,
     hold_until: float | None = None,
 ) -> Decision:
-    """Apply rules 1-5 of DESIGN.md to a root session. `pause_reason` is the stored pause
+    """Apply rules 1-5 (docs/supervisor.md) to a root session. `pause_reason` is the stored pause
     (interrupt / user); `hold_until` delays a retry after a failed delivery."""
     stall_s = settings.stall_minutes * 60.0
     quiet_ref = max(view.last_activity, view.retry_until or 0.0)

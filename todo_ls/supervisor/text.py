@@ -1,4 +1,4 @@
-"""The nudge text (DESIGN.md "Nudge text"): self-contained, honest, short."""
+"""The nudge text (docs/supervisor.md, "The nudge text"): self-contained, honest, short."""
 
 from __future__ import annotations
 

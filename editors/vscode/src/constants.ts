@@ -1,4 +1,4 @@
-/** Names shared with the server (DESIGN.md "Names"); keep them in one place. */
+/** Names shared with the server (docs/status-and-commands.md); keep them in one place. */
 
 export const CLIENT_ID = "todoLs";
 export const CLIENT_NAME = "todo-ls";
@@ -39,6 +39,6 @@ export const PaletteCommand = {
   showOutput: "todoLs.palette.showOutput",
 } as const;
 
-/** Item states in the order a user picks them (DESIGN.md "Checklist semantics"). */
+/** Item states in the order a user picks them (docs/checklists.md). */
 export const STATES = ["open", "inProgress", "blocked", "done", "canceled"] as const;
 export type ItemState = (typeof STATES)[number];
