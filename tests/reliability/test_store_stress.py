@@ -122,7 +122,10 @@ def test_five_processes_lose_nothing_and_never_grant_a_claim_twice(tmp_path: Pat
     for row in rows:
         if row[2] == "sent":
             by_session[row[1]].append(row)
-    assert sum(len(v) for v in by_session.values()) > 50  # the claims really competed
+    # The claims really competed: several processes won some. (How many are granted depends on
+    # how fast the machine runs through the operations, against the 5 ms interval.)
+    winners = {index for index, _, (_, _, claims) in reports if any(sent for *_, sent in claims)}
+    assert len(winners) >= 3 and sum(len(v) for v in by_session.values()) >= 10, winners
     for sent in by_session.values():
         # no two sent nudges of one session within min_interval
         for before, after in itertools.pairwise(sent):
