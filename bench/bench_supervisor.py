@@ -37,7 +37,7 @@ import os
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator, Callable, Iterator, Mapping
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -48,7 +48,9 @@ from benchutil import report, rss_kib, summary
 from lsp_client import SERVER, LspClient, capabilities
 
 from todo_ls.config import SupervisorSettings
-from todo_ls.hosts import opencode_v1, opencode_v2
+from todo_ls.hosts.opencode_v1 import events as v1_events
+from todo_ls.hosts.opencode_v2 import events as v2_events
+from todo_ls.hosts.opencode_v2.adapter import PASSWORD_ENV as V2_PASSWORD_ENV
 from todo_ls.hosts.base import Capability, HostInfo
 from todo_ls.hosts.http import _SseDecoder  # the decoder the adapters' event streams use
 from todo_ls.store import Store
@@ -85,8 +87,8 @@ class MemoryHost:
     async def busy_sessions(self) -> Mapping[str, ev.BusyKind]:
         return {}
 
-    async def todos(self, session_id: str) -> tuple[ev.SessionTodo, ...] | None:
-        return None
+    def set_directories(self, directories: Sequence[str]) -> None:
+        pass  # one folder, never changed
 
     async def nudge(self, session_id: str, text: str, description: str) -> None:
         self.nudged.setdefault(session_id, time.perf_counter())
@@ -142,24 +144,24 @@ def v2_stream(project: str, copies: int, number: int) -> str:
 
 
 def v1_handler(rt: Runtime) -> Callable[[str], None]:
-    memory = opencode_v1.V1Memory()
+    memory = v1_events.V1Memory()
 
     def handle(data: str) -> None:
         raw = json.loads(data)
         if isinstance(raw, dict):
-            for event in opencode_v1.normalize(raw, memory):
+            for event in v1_events.normalize(raw, memory):
                 rt.handle(event)
 
     return handle
 
 
 def v2_handler(rt: Runtime) -> Callable[[str], None]:
-    memory, seq = opencode_v2.WireMemory(), opencode_v2.SeqFilter()
+    memory, seq = v2_events.WireMemory(), v2_events.SeqFilter()
 
     def handle(data: str) -> None:
-        envelope = opencode_v2.parse_frame(data)
+        envelope = v2_events.parse_frame(data)
         if envelope is not None and seq.fresh(envelope):
-            for event in opencode_v2.normalize(envelope, memory):
+            for event in v2_events.normalize(envelope, memory):
                 rt.handle(event)
 
     return handle
@@ -276,7 +278,7 @@ async def language_server(
     }
     settings = {"todoLs": {"supervisor": supervisor}}
     if hello.get("password"):
-        os.environ[opencode_v2.PASSWORD_ENV] = hello["password"]
+        os.environ[V2_PASSWORD_ENV] = hello["password"]
     project = root / "project"
     command = [*SERVER[:1], "-m", "cProfile", "-o", profile, *SERVER[1:]] if profile else SERVER
     client = await LspClient.spawn(

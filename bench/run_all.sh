@@ -7,7 +7,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 PY="${PYTHON:-python}"
 status=0
-for bench in parse editor coldstart workspace supervisor; do
+for bench in parse editor coldstart workspace supervisor hook; do
   out="$("$PY" "bench/bench_$bench.py")"
   rc=$?
   if [ "$rc" -ne 0 ]; then

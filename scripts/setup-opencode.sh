@@ -3,7 +3,11 @@
 # ${TODO_LS_CACHE:-$HOME/.cache/todo-ls}/opencode. Skipped when that binary already reports
 # the right version. npm warns that the opencode-ai postinstall is "not yet covered by
 # allowScripts": harmless, the tests run the platform binary directly.
+# Also tmux (Debian package): tests/hosts/test_opencode_tui.py runs the real OpenCode TUI in it.
 set -euo pipefail
+if ! command -v tmux >/dev/null; then
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tmux >/dev/null
+fi
 VERSION="1.18.33"
 DIR="${TODO_LS_CACHE:-$HOME/.cache/todo-ls}/opencode"
 BIN="$DIR/node_modules/opencode-linux-x64/bin/opencode"

@@ -1,4 +1,8 @@
-"""`todo-ls check PATH...`: a checklist gate for CI (exit 1 while items are open)."""
+"""`todo-ls check [PATH...]`: a checklist gate for CI (exit 1 while items are open).
+
+Without paths it checks the `markdownFiles` of the project file (`todo-ls.toml`) in the
+current folder, the files an editor or agent hook subscribes there.
+"""
 
 from __future__ import annotations
 
@@ -135,13 +139,46 @@ def _json_report(checked: Sequence[_Checked], errors: Sequence[str]) -> str:
     )
 
 
+def _project_paths(folder: Path) -> tuple[list[str], StateRegistry] | str:
+    """The existing files the project file in `folder` subscribes (relative to it) and its
+    states, or why there are none. Bad values get a warning on stderr and their default."""
+    from todo_ls import project_file
+    from todo_ls.hook.settings import load
+    from todo_ls.workspace import expand_patterns
+
+    found = project_file.read(folder)
+    if found.path is None:
+        names = " or ".join(project_file.FILE_NAMES)
+        return f"no paths given and no {names} in {folder}"
+    if found.error:
+        return found.error
+    settings, warnings = load(found.settings)
+    for warning in warnings:
+        sys.stderr.write(f"todo-ls: {found.path.name}: {warning}\n")
+    if not settings.markdown_files:
+        return f"{found.path} lists no markdownFiles to check"
+    paths = [
+        os.path.relpath(p, folder)
+        for p in expand_patterns(folder, settings.markdown_files)
+        if p.is_file()  # a subscribed file that does not exist yet has no items
+    ]
+    return list(dict.fromkeys(paths)), StateRegistry.from_settings(settings.states)
+
+
 def run_check(paths: Sequence[str], fmt: str) -> int:
-    """Check `paths` (files or directories) and report in `fmt` (`text`, `json`, `github`).
+    """Check `paths` (files or directories) and report in `fmt` (`text`, `json`, `github`);
+    no paths: the project file's `markdownFiles` in the current folder.
 
     Returns 1 if any item is open, 0 if none, 2 if any path could not be checked (each such
-    path gets one line on stderr).
+    path gets one line on stderr) or there is nothing to check.
     """
     registry = StateRegistry.default()
+    if not paths:
+        project = _project_paths(Path.cwd())
+        if isinstance(project, str):
+            sys.stderr.write(f"todo-ls check: {project}\n")
+            return 2
+        paths, registry = project
     checked: list[_Checked] = []
     errors: list[str] = []
     for given in paths:

@@ -1,16 +1,22 @@
-"""Command line: `todo-ls [serve] | check | supervise | --version`."""
+"""Command line: `todo-ls [serve] | check | supervise | hook | install | --version`."""
 
 from __future__ import annotations
 
-import argparse
-import logging
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from todo_ls import __version__
 
+if TYPE_CHECKING:
+    import argparse
+
+HOOK_HOSTS = ("claude-code", "codex", "gemini-cli")
+
 
 def _parser() -> argparse.ArgumentParser:
+    import argparse
+
     parser = argparse.ArgumentParser(prog="todo-ls", description=__doc__)
     parser.add_argument("--version", action="version", version=f"todo-ls {__version__}")
     # vscode-languageclient appends --stdio to the server command; stdio is the default anyway.
@@ -25,7 +31,12 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--log-level", default="INFO", help="stderr log level")
 
     check = sub.add_parser("check", help="list open checklist items; exit 1 if any is open")
-    check.add_argument("paths", nargs="+", help="markdown files or directories")
+    check.add_argument(
+        "paths",
+        nargs="*",
+        help="markdown files or directories (default: the markdownFiles of the todo-ls.toml "
+        "in the current folder)",
+    )
     check.add_argument("--format", choices=["text", "json", "github"], default="text")
 
     supervise = sub.add_parser("supervise", help="run the agent supervisor without an editor")
@@ -34,21 +45,56 @@ def _parser() -> argparse.ArgumentParser:
     supervise.add_argument("--log-level", default="WARNING", help="stderr log level")
     supervise.add_argument(
         "--settings",
-        metavar="JSON",
-        help="todoLs settings as a JSON object, as an editor sends them, e.g. "
-        '\'{"supervisor": {"settleMs": 2000}}\' (--url wins over supervisor.url)',
+        metavar="JSON|FILE",
+        help="todoLs settings as a JSON object, as an editor sends them, inline or the path "
+        'of a JSON file, e.g. \'{"supervisor": {"settleMs": 2000}}\' (--url wins over '
+        "supervisor.url)",
     )
+    # Parsed by `todo_ls.hook.run` itself (it must start fast); listed here for `--help`.
+    hook = sub.add_parser("hook", help="run as an agent's hook (reads the hook's JSON on stdin)")
+    hook.add_argument("--host", choices=HOOK_HOSTS, help="the agent (default: detected)")
+
+    install = sub.add_parser("install", help="write todo-ls's hooks into an agent's settings")
+    install.add_argument("target", choices=host_names(), help="the agent")
+    install.add_argument("--scope", choices=["project", "user"], default="project")
+    install.add_argument("--directory", help="project folder (default: current directory)")
+    install.add_argument("--dry-run", action="store_true", help="show the change, write nothing")
+    install.add_argument("--uninstall", action="store_true", help="remove todo-ls's entries")
     return parser
+
+
+def host_names() -> list[str]:
+    """The agents `todo-ls install` knows."""
+    from todo_ls.install import HOSTS
+
+    return sorted(HOSTS)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `todo-ls` script and `python -m todo_ls`."""
-    args = _parser().parse_args(argv)
+    raw = list(sys.argv[1:] if argv is None else argv)
+    if raw[:1] == ["hook"] and not {"-h", "--help"} & set(raw):
+        from todo_ls.hook.run import main as hook_main
+
+        return hook_main(raw[1:], fast_exit=True)
+    args = _parser().parse_args(raw)
     command = args.command or "serve"
     if command == "check":
         from todo_ls.check import run_check
 
         return run_check(args.paths, args.format)
+    if command == "install":
+        from todo_ls.install import run_install
+
+        return run_install(
+            args.target,
+            scope=args.scope,
+            directory=args.directory,
+            dry_run=args.dry_run,
+            uninstall=args.uninstall,
+        )
+    import logging
+
     logging.basicConfig(
         stream=sys.stderr,
         level=getattr(args, "log_level", "INFO").upper(),
@@ -56,7 +102,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     logging.getLogger("pygls").setLevel(logging.WARNING)
     if command == "supervise":
-        from todo_ls.supervise import run_supervise
+        from todo_ls.headless import run_supervise
 
         return run_supervise(url=args.url, directory=args.directory, settings=args.settings)
     from todo_ls.server.app import serve

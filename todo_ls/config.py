@@ -14,7 +14,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic.alias_generators import to_camel
 
-from todo_ls.checklist.model import DEFAULT_STATES
+from todo_ls.checklist.model import DEFAULT_STATES, merge_states
 
 Severity = Literal["error", "warning", "information", "hint", "off"]
 HostKind = Literal["auto", "opencode-v1", "opencode-v2"]
@@ -63,21 +63,7 @@ class Settings(_Model):
     @field_validator("states")
     @classmethod
     def _check_states(cls, value: dict[str, list[str]]) -> dict[str, list[str]]:
-        unknown = set(value) - set(DEFAULT_STATES)
-        if unknown:
-            raise ValueError(f"unknown state(s) {sorted(unknown)}; known: {list(DEFAULT_STATES)}")
-        merged = {**DEFAULT_STATES, **value}
-        seen: dict[str, str] = {}
-        for state, markers in merged.items():
-            if not markers:
-                raise ValueError(f"state {state!r} needs at least one marker")
-            for marker in markers:
-                if len(marker) != 1 or marker in "[]\n\r":
-                    raise ValueError(f"marker {marker!r} of {state!r} must be one character")
-                if marker in seen and seen[marker] != state:
-                    raise ValueError(f"marker {marker!r} is used by {seen[marker]!r} and {state!r}")
-                seen[marker] = state
-        return merged
+        return merge_states(value)
 
 
 @dataclass(frozen=True)

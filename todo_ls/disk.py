@@ -14,7 +14,6 @@ import contextlib
 import os
 import re
 import stat
-import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -136,6 +135,8 @@ def _replace(real: str, data: bytes, before: DiskText) -> WriteResult:
     """Write `data` next to `real` and rename it over `real` if the file is still `before`."""
     directory = os.path.dirname(real)
     st = os.stat(real)
+    import tempfile  # here: it pulls in shutil and the compressors, which reads never need
+
     fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(real)}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as f:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import logging
 import os
 import sqlite3
 import sys
@@ -24,12 +23,12 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
+
+from todo_ls.supervisor.clock import CLOCK_SET_BACK_S
 
 if sys.platform != "win32":
     import fcntl
-
-log = logging.getLogger(__name__)
 
 DB_NAME = "state.db"
 
@@ -69,12 +68,31 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             json TEXT NOT NULL,
             at REAL NOT NULL)""",
     ),
+    # Sessions of agents reached through hooks (Claude Code, Codex, Gemini CLI): each hook
+    # process records what it saw, and the language servers list them from here. A Stop
+    # hook's block is a nudge in the ledger; `stop_blocks` makes it one per opportunity.
+    (
+        """CREATE TABLE hook_sessions (
+            session_id TEXT PRIMARY KEY,
+            host TEXT NOT NULL,
+            directory TEXT NOT NULL,
+            state TEXT NOT NULL,
+            paused TEXT NOT NULL DEFAULT '',
+            title TEXT NOT NULL DEFAULT '',
+            detail TEXT NOT NULL DEFAULT '',
+            turn TEXT NOT NULL DEFAULT '',
+            updated_at REAL NOT NULL)""",
+        "CREATE INDEX hook_sessions_directory ON hook_sessions (directory)",
+        """CREATE TABLE stop_blocks (
+            session_id TEXT NOT NULL,
+            opportunity TEXT NOT NULL,
+            work_mark TEXT NOT NULL,
+            nudge_id INTEGER NOT NULL,
+            PRIMARY KEY (session_id, opportunity))""",
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
-# A ledger time further ahead of `now` than this was written before the clock was set back
-# (no lock wait lasts this long); it must not block nudges until the clock catches up.
-CLOCK_SET_BACK_S = 300.0
 
 _LOCK_RETRIES = 8
 _READ_CACHE_SIZE = 4096  # cached query results kept before the read cache starts over
@@ -105,16 +123,30 @@ class NudgeRecord:
 
     session_id: str
     open_hash: str
-    at: float  # epoch seconds: when it was settled (sent), else when it was claimed
+    at: float  # epoch seconds: when its outcome was recorded (sent), else when it was claimed
     owner: str
     kind: str  # "idle" | "stall" | "manual"
     state: str  # "claimed" | "sent" | "failed"
     number: int = 0  # nudge number within its episode (1-based)
 
 
+class HookSession(NamedTuple):
+    """A session of an agent reached through hooks, as its last hook event left it."""
+
+    session_id: str
+    host: str  # "claude-code" | "codex" | "gemini-cli"
+    directory: str  # the agent's project folder
+    state: str  # "working" | "waiting" | "idle" | "paused" | "done" | "ended"
+    paused: str  # the pause reason the hook's last decision saw ("" for none)
+    title: str  # the latest user prompt, clipped
+    detail: str
+    turn: str  # the current turn's id (`prompt_id` / `turn_id`), "" when unknown
+    updated_at: float
+
+
 @dataclass(frozen=True)
 class Claim:
-    """A granted claim: the holder may send exactly this nudge, then must settle it."""
+    """A granted claim: the holder may send exactly this nudge, then must record its outcome."""
 
     claim_id: int
     session_id: str
@@ -148,11 +180,13 @@ def _is_locked(err: sqlite3.OperationalError) -> bool:
 class Store:
     """One database file, WAL, created with mode 0600; safe across processes and threads."""
 
-    def __init__(self, path: Path, busy_timeout: float = 5.0) -> None:
+    def __init__(self, path: Path, busy_timeout: float = 5.0, *, quiet: bool = False) -> None:
         """Open (creating, migrating or replacing) the database at `path`. Never raises for a
-        bad file or an unusable directory; `warning` then says what happened."""
+        bad file or an unusable directory; `warning` then says what happened (and is logged
+        too unless `quiet`: the caller reports it itself)."""
         self.path = Path(path)
         self.warning: str | None = None
+        self._quiet = quiet
         self._busy_timeout = busy_timeout
         self._lock = threading.Lock()
         self._conn: sqlite3.Connection | None = None
@@ -174,14 +208,18 @@ class Store:
             self._migrate()
 
     @classmethod
-    def open(cls, state_dir: Path | None = None) -> Store:
+    def open(cls, state_dir: Path | None = None, *, quiet: bool = False) -> Store:
         """The store in `state_dir` (default: `default_state_dir()`)."""
-        return cls((state_dir or default_state_dir()) / DB_NAME)
+        return cls((state_dir or default_state_dir()) / DB_NAME, quiet=quiet)
 
     # opening
 
     def _warn(self, text: str) -> None:
-        log.warning("%s", text)
+        if not self._quiet:
+            # Imported here: the Stop hook opens the store quietly and must start fast.
+            import logging
+
+            logging.getLogger(__name__).warning("%s", text)
         self.warning = text if self.warning is None else f"{self.warning}; {text}"
 
     def _connect(self, target: str) -> sqlite3.Connection:
@@ -469,10 +507,10 @@ class Store:
         expiry: float,
     ) -> Claim | None:
         """Grant a claim unless, for this session, a nudge was sent within `min_interval` or
-        another live (unexpired, unsettled) claim exists. One transaction (BEGIN IMMEDIATE).
+        another live (unexpired, no outcome yet) claim exists. One transaction (BEGIN IMMEDIATE).
 
-        A claim whose holder died (never settled) stops blocking at its `expires_at`; it is
-        then recorded as failed."""
+        A claim whose holder died (no outcome recorded) stops blocking at its `expires_at`; it
+        is then recorded as failed."""
 
         def body(c: sqlite3.Connection) -> Claim | None:
             future = now + CLOCK_SET_BACK_S
@@ -505,7 +543,7 @@ class Store:
 
         return self._transaction(body)
 
-    def settle_claim(self, claim_id: int, sent: bool, now: float) -> None:
+    def record_claim_outcome(self, claim_id: int, sent: bool, now: float) -> None:
         """Record the outcome of a granted claim. A sent nudge is always recorded as sent (the
         ledger must match what the agent received, even if the claim had expired meanwhile)."""
         self._transaction(
@@ -582,10 +620,136 @@ class Store:
             ).fetchall()
             c.executemany("DELETE FROM nudges WHERE session_id = ?", dormant)
             c.executemany("DELETE FROM episodes WHERE session_id = ?", dormant)
+            c.executemany("DELETE FROM stop_blocks WHERE session_id = ?", dormant)
+            c.execute("DELETE FROM hook_sessions WHERE updated_at < ?", (cutoff,))
             c.execute("DELETE FROM session_todos WHERE at < ?", (cutoff,))
             return len(dormant)
 
         return self._transaction(body)
+
+    # sessions of hosts reached through hooks
+
+    def record_hook_session(
+        self,
+        session_id: str,
+        host: str,
+        directory: str,
+        state: str,
+        now: float,
+        *,
+        paused: str = "",
+        detail: str = "",
+        turn: str | None = None,
+        title: str | None = None,
+    ) -> None:
+        """Record a hook event's view of a session (`turn` / `title` None keep the stored
+        ones)."""
+        self._transaction(
+            lambda c: c.execute(
+                "INSERT INTO hook_sessions (session_id, host, directory, state, paused, title, "
+                "detail, turn, updated_at) "
+                "VALUES (:sid, :host, :dir, :state, :paused, COALESCE(:title, ''), :detail, "
+                "COALESCE(:turn, ''), :now) "
+                "ON CONFLICT (session_id) DO UPDATE SET host = excluded.host, "
+                "directory = excluded.directory, state = excluded.state, "
+                "paused = excluded.paused, title = COALESCE(:title, hook_sessions.title), "
+                "detail = excluded.detail, turn = COALESCE(:turn, hook_sessions.turn), "
+                "updated_at = excluded.updated_at",
+                {
+                    "sid": session_id,
+                    "host": host,
+                    "dir": directory,
+                    "state": state,
+                    "paused": paused,
+                    "title": title,
+                    "detail": detail,
+                    "turn": turn,
+                    "now": now,
+                },
+            )
+        )
+
+    def hook_session(self, session_id: str) -> HookSession | None:
+        """One hook-host session, None when no hook event recorded it."""
+        rows = self._query(
+            f"SELECT {_HOOK_COLUMNS} FROM hook_sessions WHERE session_id = ?", (session_id,)
+        )
+        return HookSession(*rows[0]) if rows else None
+
+    def hook_sessions(self, since: float = 0.0) -> list[HookSession]:
+        """Hook-host sessions updated since `since` (ended ones included), oldest first."""
+
+        def read(conn: sqlite3.Connection) -> list[HookSession]:
+            rows = conn.execute(
+                f"SELECT {_HOOK_COLUMNS} FROM hook_sessions WHERE updated_at >= ? "
+                "ORDER BY updated_at, session_id",
+                (since,),
+            ).fetchall()
+            return [HookSession(*row) for row in rows]
+
+        return list(self._cached(("hook_sessions", since), read))
+
+    def has_stop_block(self, session_id: str, opportunity: str) -> bool:
+        """Whether a Stop-hook block was already recorded for this opportunity."""
+        rows = self._query(
+            "SELECT 1 FROM stop_blocks WHERE session_id = ? AND opportunity = ?",
+            (session_id, opportunity),
+        )
+        return bool(rows)
+
+    def last_stop_mark(self, session_id: str) -> str | None:
+        """The work mark recorded with the session's latest Stop-hook block (None: none)."""
+        rows = self._query(
+            "SELECT work_mark FROM stop_blocks WHERE session_id = ? ORDER BY nudge_id DESC LIMIT 1",
+            (session_id,),
+        )
+        return str(rows[0][0]) if rows else None
+
+    def claim_stop_block(
+        self,
+        session_id: str,
+        opportunity: str,
+        work_mark: str,
+        open_hash: str,
+        owner: str,
+        now: float,
+    ) -> Claim | None:
+        """Record a Stop-hook block as a sent nudge, once per `opportunity` of the session.
+
+        Parallel hook processes of one Stop (several registrations, retries) compute the same
+        `opportunity` from the same input: the first one to commit gets the claim, the others
+        None and must not block. A block is delivered by the hook's answer itself, so it is
+        recorded as sent at once."""
+
+        def body(c: sqlite3.Connection) -> Claim | None:
+            taken = c.execute(
+                "SELECT 1 FROM stop_blocks WHERE session_id = ? AND opportunity = ?",
+                (session_id, opportunity),
+            ).fetchone()
+            if taken:
+                return None
+            episode = _episode(c, session_id)
+            number = _sent_in_episode(c, session_id, episode) + 1
+            cur = c.execute(
+                "INSERT INTO nudges (session_id, episode, number, open_hash, kind, owner, "
+                "claimed_at, expires_at, state, settled_at) "
+                "VALUES (?, ?, ?, ?, 'stop', ?, ?, ?, 'sent', ?)",
+                (session_id, episode, number, open_hash, owner, now, now, now),
+            )
+            assert cur.lastrowid is not None
+            c.execute(
+                "INSERT INTO stop_blocks (session_id, opportunity, work_mark, nudge_id) "
+                "VALUES (?, ?, ?, ?)",
+                (session_id, opportunity, work_mark, cur.lastrowid),
+            )
+            return Claim(cur.lastrowid, session_id, number)
+
+        return self._transaction(body)
+
+    def data_version(self) -> int:
+        """SQLite's `PRAGMA data_version`: it moves when another connection commits, so a
+        process can notice other processes' writes with one cheap query."""
+        return int(self._query("PRAGMA data_version")[0][0])
 
     # todo lists for hosts without their own
 
@@ -614,6 +778,7 @@ class Store:
             self._db.close()
 
 
+_HOOK_COLUMNS = "session_id, host, directory, state, paused, title, detail, turn, updated_at"
 _RECORD_COLUMNS = (
     "session_id, open_hash, COALESCE(settled_at, claimed_at), owner, kind, state, number"
 )

@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 import os
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -34,11 +34,14 @@ from todo_ls import checklist as engine  # engine functions load on first use
 from todo_ls.checklist import OPEN_STATES, Checklist, FileItem, Progress, StateRegistry
 from todo_ls.disk import DiskError, read_text
 
+# Re-exported: the server and the tests use them from here.
+from todo_ls.globs import expand_patterns as expand_patterns
+from todo_ls.globs import glob_regex as glob_regex
+from todo_ls.globs import normalize as normalize
+
 log = logging.getLogger(__name__)
 
-_GLOB_MAGIC = re.compile(r"[*?\[]")
 _URI_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]+:")  # two letters at least: not `C:`
-_SKIP_DIRS = frozenset({".git", "node_modules", ".hg", ".svn"})
 _EMPTY = Checklist(items=(), headings=(), plain_items=())
 
 
@@ -78,12 +81,6 @@ def uri_to_path(uri: str) -> Path | None:
 def path_to_uri(path: Path) -> str:
     """A `file:` URI for an absolute path."""
     return path.as_uri()
-
-
-def normalize(path: str | Path) -> Path:
-    """Absolute and normalised (`..` folded) without resolving symlinks, so that a path keeps
-    the spelling the editor uses for it."""
-    return Path(os.path.normpath(os.path.abspath(path)))
 
 
 def split_lines(text: str) -> list[str]:
@@ -421,60 +418,3 @@ class WorkspaceIndex:
         for path in self.subscribed(folder):
             found += self.state(path).open_items(folder.relative(path))
         return found
-
-
-def expand_patterns(base: Path, patterns: Iterable[str]) -> Iterator[Path]:
-    """Files named by `patterns` (paths or globs, relative to `base` unless absolute).
-
-    A plain path is yielded even when the file does not exist (it is picked up when created).
-    Globs walk the tree without following symlinked directories, so loops cannot hang it.
-    """
-    for pattern in patterns:
-        full = normalize(base / pattern)
-        if not _GLOB_MAGIC.search(pattern):
-            yield full
-            continue
-        parts = Path(os.path.abspath(base / pattern)).parts
-        fixed = next(i for i, part in enumerate(parts) if _GLOB_MAGIC.search(part))
-        root = Path(*parts[:fixed])
-        regex = glob_regex("/".join(parts[fixed:]))
-        yield from _walk_matches(root, regex)
-
-
-def _walk_matches(root: Path, regex: re.Pattern[str]) -> Iterator[Path]:
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-        dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS)
-        rel_dir = os.path.relpath(dirpath, root)
-        prefix = "" if rel_dir == "." else Path(rel_dir).as_posix() + "/"
-        for name in sorted(filenames):
-            if regex.fullmatch(prefix + name):
-                yield normalize(os.path.join(dirpath, name))
-
-
-def glob_regex(pattern: str) -> re.Pattern[str]:
-    """Compile a `/`-separated glob: `*` and `?` stay in one path segment, `**` spans any
-    number of segments, `[...]` is a character class (`[!...]` negated)."""
-    out: list[str] = []
-    i, n = 0, len(pattern)
-    while i < n:
-        if pattern.startswith("**/", i):
-            out.append("(?:[^/]*/)*")
-            i += 3
-            continue
-        if pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-            continue
-        char = pattern[i]
-        if char == "*":
-            out.append("[^/]*")
-        elif char == "?":
-            out.append("[^/]")
-        elif char == "[" and (end := pattern.find("]", i + 2)) != -1:
-            body = pattern[i + 1 : end].replace("\\", "\\\\")
-            out.append("[^" + body[1:] + "]" if body.startswith("!") else "[" + body + "]")
-            i = end
-        else:
-            out.append(re.escape(char))
-        i += 1
-    return re.compile("".join(out))

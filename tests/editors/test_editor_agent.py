@@ -1,6 +1,6 @@
 """Neovim's status line while a real OpenCode 1.18.33 agent works (issue 5, "Done when").
 
-Neovim's real TUI runs in tmux with the plugin from editors/nvim and the language server, whose
+Neovim's real TUI runs in tmux with the plugin (repository root) and the language server, whose
 settings point `supervisor.url` at a real `opencode serve` (auth on, the password in the default
 `OPENCODE_SERVER_PASSWORD`) driven by the scripted fake model of tests/hosts. The test reads what
 the user sees: the terminal screen, and `require('todo_ls').statusline()` through Neovim's RPC

@@ -1,6 +1,7 @@
-"""The Neovim plugin (editors/nvim) in real headless Neovim 0.11 against the real server.
+"""The Neovim plugin (lsp/, lua/, plugin/, doc/ at the repository root) in real headless
+Neovim 0.11 against the real server.
 
-Each test runs one scenario of editors/nvim/tests/scenarios.lua in a fresh
+Each test runs one scenario of tests/editors/nvim/scenarios.lua in a fresh
 `nvim --headless --clean -l` with private XDG folders and state directory; the scenario waits for
 what a user would see and reports it as JSON, and the assertions here check it.
 """
@@ -24,7 +25,10 @@ import pytest
 
 pytestmark = pytest.mark.editor
 
-PLUGIN = Path(__file__).resolve().parents[2] / "editors" / "nvim"
+REPO = Path(__file__).resolve().parents[2]
+# The plugin's runtime folders: a plugin manager puts the repository itself on 'runtimepath'.
+PLUGIN_FOLDERS = ("lsp", "lua", "plugin", "doc")
+RUN_LUA = Path(__file__).resolve().parent / "nvim" / "run.lua"
 SERVER = [sys.executable, "-m", "todo_ls"]
 # -I drops the current directory and user site, -S the site-packages: todo_ls cannot be imported.
 BROKEN_SERVER = [sys.executable, "-I", "-S", "-m", "todo_ls"]
@@ -89,7 +93,8 @@ def _nvim() -> str:
 def plugin_copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A copy of the plugin, so that :helptags writes its tags file outside the repository."""
     target = tmp_path_factory.mktemp("plugin") / "nvim"
-    shutil.copytree(PLUGIN, target, ignore=shutil.ignore_patterns("tags"))
+    for folder in PLUGIN_FOLDERS:
+        shutil.copytree(REPO / folder, target / folder, ignore=shutil.ignore_patterns("tags"))
     return target
 
 
@@ -122,7 +127,7 @@ def run_scenario(
         "TODO_LS_TEST_RESULT": str(result_file),
     }
     proc = subprocess.run(
-        [_nvim(), "--headless", "--clean", "-l", str(plugin / "tests" / "run.lua"), scenario],
+        [_nvim(), "--headless", "--clean", "-l", str(RUN_LUA), scenario],
         cwd=workspace,
         env=env,
         capture_output=True,
@@ -261,6 +266,7 @@ def test_checkhealth_passes(tmp_path: Path, plugin_copy: Path) -> None:
     # The status line is reported; the supervisor (no OpenCode here) is a warning, not an error.
     assert any("status: " in line and "2/5 open" in line for line in run.data["attached"])
     assert any("WARNING supervisor" in line for line in run.data["attached"])
+    assert any("`opencode --port 4096`" in line for line in run.data["attached"])
 
 
 def test_help_tags_resolve(tmp_path: Path, plugin_copy: Path) -> None:
@@ -294,7 +300,7 @@ require('todo_ls').setup({
   inlay_hints = true,
 })
 """
-ARTIFACTS = PLUGIN.parents[1] / "test-artifacts" / "nvim"
+ARTIFACTS = REPO / "test-artifacts" / "nvim"
 
 
 class Tmux:

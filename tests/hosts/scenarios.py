@@ -299,8 +299,8 @@ class Supervisor:
     def start(self) -> Supervisor:
         import io
 
+        from todo_ls.headless import supervise
         from todo_ls.store import Store
-        from todo_ls.supervise import supervise
 
         log = self.lines
 

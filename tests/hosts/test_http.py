@@ -11,7 +11,8 @@ import httpx
 import pytest
 
 from todo_ls.hosts.base import HostError
-from todo_ls.hosts.http import Backoff, HostHttp, Redactor, reconnect_forever
+from todo_ls.hosts.http import Backoff, HostHttp, reconnect_forever
+from todo_ls.hosts.redaction import Redactor
 
 PASSWORD = "s3cr3t-pw"
 TOKEN = base64.b64encode(f"opencode:{PASSWORD}".encode()).decode()

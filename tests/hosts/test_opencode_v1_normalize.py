@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from todo_ls.hosts.opencode_v1 import V1Memory, normalize, normalize_all
+from todo_ls.hosts.opencode_v1.events import V1Memory, normalize, normalize_all
 from todo_ls.supervisor.events import (
     Activity,
     PermissionAsked,

@@ -14,7 +14,7 @@ import httpx
 import pytest
 
 from todo_ls.hosts.http import Backoff, HostHttp
-from todo_ls.hosts.opencode_v1 import OpencodeV1Host
+from todo_ls.hosts.opencode_v1.adapter import OpenCodeV1Host
 from todo_ls.supervisor import events as ev
 
 pytestmark = pytest.mark.timeout(30)
@@ -68,15 +68,15 @@ async def test_an_outage_is_logged_once_and_the_recovery_once(
     http = HostHttp(
         "http://127.0.0.1:4096", password=None, transport=httpx.MockTransport(server.handler)
     )
-    host = OpencodeV1Host(http, version=None, backoff=Backoff(sleep=_no_wait))
+    host = OpenCodeV1Host(http, version=None, backoff=Backoff(sleep=_no_wait))
     stream = host.watch()
-    caplog.set_level(logging.DEBUG, logger="todo_ls.hosts.opencode_v1")
+    caplog.set_level(logging.DEBUG, logger="todo_ls.hosts.opencode_v1.adapter")
 
     def lines(level: int) -> list[str]:
         return [
             r.getMessage()
             for r in caplog.records
-            if r.name == "todo_ls.hosts.opencode_v1" and r.levelno == level
+            if r.name == "todo_ls.hosts.opencode_v1.adapter" and r.levelno == level
         ]
 
     try:

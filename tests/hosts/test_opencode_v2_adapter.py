@@ -17,7 +17,8 @@ from fake_v2 import NEWER, OPENAPI_BUILD, FakeV2Server, Variant
 
 from todo_ls.hosts.base import Capability, HostError
 from todo_ls.hosts.http import Backoff, HostHttp
-from todo_ls.hosts.opencode_v2 import OpenCodeV2Host, identify
+from todo_ls.hosts.opencode_v2.adapter import OpenCodeV2Host
+from todo_ls.hosts.opencode_v2.identity import identify
 from todo_ls.supervisor import events as ev
 
 pytestmark = pytest.mark.timeout(30)
@@ -101,11 +102,8 @@ async def test_identity_reads_and_capabilities(variant: Variant) -> None:
         assert await host.session("ses_child") == ev.SessionInfo("ses_child", "/proj", SID, "sub")
         assert await host.session("ses_gone") is None
         assert await host.busy_sessions() == {"ses_child": "busy"}
-        assert await host.todos(SID) is None
         assert await host.toast("t", "m", "info") is False
-        assert Capability.SESSION_TODOS not in host.capabilities
-        assert Capability.TOAST not in host.capabilities
-        assert {Capability.EVENTS, Capability.NUDGE, Capability.BUSY_SNAPSHOT} <= host.capabilities
+        assert host.capabilities == {Capability.SESSION_INFO, Capability.BUSY_SNAPSHOT}
         assert host.info.kind == "opencode-v2"
     finally:
         await host.aclose()
@@ -257,13 +255,13 @@ async def test_a_server_that_stays_down_is_logged_once(caplog: pytest.LogCapture
     fake = await _server()
     host = _host(fake)
     events = Events(host)
-    caplog.set_level(logging.DEBUG, logger="todo_ls.hosts.opencode_v2")
+    caplog.set_level(logging.DEBUG, logger="todo_ls.hosts.opencode_v2.adapter")
 
     def lines(level: int, words: str) -> list[str]:
         return [
             r.getMessage()
             for r in caplog.records
-            if r.name == "todo_ls.hosts.opencode_v2" and r.levelno == level
+            if r.name == "todo_ls.hosts.opencode_v2.adapter" and r.levelno == level
             if words in r.getMessage()
         ]
 

@@ -13,7 +13,9 @@ from fake_v2 import NEWER, OPENAPI_BUILD, FakeV2Server, Variant
 from todo_ls.config import SupervisorSettings
 from todo_ls.hosts.base import HostError
 from todo_ls.hosts.discovery import connect_host
-from todo_ls.hosts.opencode_v2 import OpenCodeV2Host, from_registration, registration_path
+from todo_ls.hosts.local_servers import Listener
+from todo_ls.hosts.opencode_v2.adapter import OpenCodeV2Host
+from todo_ls.hosts.opencode_v2.registration import from_registration, registration_path
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -142,3 +144,57 @@ async def test_host_v1_setting_ignores_the_registration(tmp_path: Path, fake: Fa
     with pytest.raises(HostError) as unreachable:
         await connect_host(settings, _state_env(tmp_path))
     assert unreachable.value.kind == "unreachable"
+
+
+# --- local processes (the listing is injected; tests/unit/test_local_servers.py covers it) ---
+
+
+def _listener(url: str, *argv: str) -> Listener:
+    return Listener(pid=4321, port=int(url.rsplit(":", 1)[1]), argv=("opencode", *argv))
+
+
+async def test_a_local_2x_server_is_found_on_any_port(tmp_path: Path, fake: FakeV2Server) -> None:
+    env = {**_state_env(tmp_path), "OPENCODE_PASSWORD": fake.password}
+    closed = _listener(_closed_url(), "serve")  # ended between the listing and the probe
+    found = [closed, _listener(fake.url, "serve")]
+    host = await connect_host(
+        SupervisorSettings(), env, directories=[str(tmp_path)], listeners=lambda: found
+    )
+    try:
+        assert (host.info.kind, host.info.url) == ("opencode-v2", fake.url)
+    finally:
+        await host.aclose()
+
+
+async def test_nothing_found_says_how_to_start_opencode(tmp_path: Path) -> None:
+    for listed in ([], [_listener(_closed_url())]):
+        with pytest.raises(HostError) as nothing:
+            await connect_host(
+                SupervisorSettings(), _state_env(tmp_path), listeners=lambda listed=listed: listed
+            )
+        assert nothing.value.kind == "unreachable"
+        text = str(nothing.value)
+        assert "opencode --port 4096" in text and "`opencode serve`" in text
+        assert "opencode attach" in text and "todoLs.supervisor.url" in text
+
+
+async def test_a_local_server_needing_a_password_says_which(
+    tmp_path: Path, fake: FakeV2Server
+) -> None:
+    with pytest.raises(HostError) as denied:
+        await connect_host(
+            SupervisorSettings(), _state_env(tmp_path), listeners=lambda: [_listener(fake.url)]
+        )
+    assert denied.value.kind == "unauthorized" and "OPENCODE_PASSWORD" in str(denied.value)
+    assert "opencode --port 4096" in str(denied.value)  # it may be another folder's server
+
+
+async def test_the_url_setting_skips_the_process_listing(
+    tmp_path: Path, fake: FakeV2Server
+) -> None:
+    def never() -> list[Listener]:
+        raise AssertionError("listed processes although supervisor.url is set")
+
+    env = {**_state_env(tmp_path), "OPENCODE_PASSWORD": fake.password}
+    host = await connect_host(SupervisorSettings(url=fake.url), env, listeners=never)
+    await host.aclose()

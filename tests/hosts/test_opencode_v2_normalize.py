@@ -10,13 +10,13 @@ from typing import Any
 
 import pytest
 
-from todo_ls.hosts.opencode_v2 import (
+from todo_ls.hosts.opencode_v2.events import (
     SeqFilter,
     WireMemory,
-    judge_identity,
     normalize,
     parse_frame,
 )
+from todo_ls.hosts.opencode_v2.identity import judge_identity
 from todo_ls.supervisor import events as ev
 
 SID = "ses_abc"

@@ -23,7 +23,7 @@ from todo_ls.checklist.model import FileItem
 from todo_ls.config import SupervisorSettings
 from todo_ls.hosts.base import Host
 from todo_ls.hosts.http import Backoff, HostHttp
-from todo_ls.hosts.opencode_v2 import OpenCodeV2Host
+from todo_ls.hosts.opencode_v2.adapter import OpenCodeV2Host
 from todo_ls.store import Store
 from todo_ls.supervisor.activity import SessionActivity
 from todo_ls.supervisor.clock import FakeClock
@@ -78,10 +78,10 @@ class World:
         return condition
 
 
-async def settle(world: World) -> None:
+async def drain(world: World) -> None:
     """Let in-flight HTTP (a nudge POST, its events) finish."""
     await asyncio.sleep(0.1)
-    await world.runtime.settled()
+    await world.runtime.drain()
     await asyncio.sleep(0.05)
 
 
@@ -121,11 +121,11 @@ async def test_nudge_after_the_settle_has_a_visible_description_and_tells_the_ed
 ) -> None:
     await finished_turn(world)
     world.clock.advance(SETTLE_S - 1)
-    await settle(world)
+    await drain(world)
     assert world.nudges == []  # still settling
     world.clock.advance(1.5)
     await until(lambda: world.nudges)
-    await settle(world)
+    await drain(world)
     [nudge] = world.nudges
     assert str(nudge["description"]).strip()
     # No toast over HTTP on 2.x: the editor is told instead.
@@ -143,7 +143,7 @@ async def test_shutdown_interrupt_is_not_a_user_interrupt(world: World) -> None:
     world.fake.set_active(SID)  # the claim survived: the turn resumes on the next start
     await until(lambda: not world.runtime.connected)
     world.clock.advance(SETTLE_S * 2)
-    await settle(world)
+    await drain(world)
     assert SID not in world.store.pauses()
     assert world.nudges == []
     await world.fake.start()
@@ -158,7 +158,7 @@ async def test_a_background_shell_keeps_the_session_working(world: World) -> Non
     shell = world.fake.start_shell(SID, world.project / "build.out", "npm run build")
     await finished_turn(world)
     world.clock.advance(SETTLE_S * 4)
-    await settle(world)
+    await drain(world)
     assert world.nudges == []
     [session] = world.runtime.session_statuses()
     assert session["state"] == "working"
@@ -176,13 +176,13 @@ async def test_a_printing_background_shell_defers_the_stall_nudge(world: World) 
     await finished_turn(world)
     stall_s = SupervisorSettings().stall_minutes * 60
     world.clock.advance(stall_s - 30)
-    await settle(world)
+    await drain(world)
     before = world.runtime.tracker.sessions[SID].last_activity
     with out.open("a", encoding="utf-8") as f:
         f.write("compiling…\n")
     await until(world.seen(lambda s: s.last_activity > before))
     world.clock.advance(60)  # past the threshold from the turn's end, not from the output
-    await settle(world)
+    await drain(world)
     assert world.nudges == []
     world.clock.advance(stall_s)
     await until(lambda: world.nudges)
@@ -207,7 +207,7 @@ async def test_lossy_stream_gives_exactly_one_nudge(world: World) -> None:
         world.fake.drop_streams()
         await until(lambda n=n: world.fake.streams_opened == n and world.runtime.connected)  # type: ignore[misc]
         world.clock.advance(SETTLE_S + 1)
-        await settle(world)
+        await drain(world)
     assert len(world.nudges) == 1
 
 
@@ -225,7 +225,7 @@ async def test_our_nudge_delivered_without_a_turn_is_not_agent_activity(world: W
     await until(world.seen(lambda s: s.seen_messages and not s.queued), 5, "nudge delivered")
     for _ in range(6):
         world.clock.advance(1.0)
-        await settle(world)
+        await drain(world)
     assert len(world.nudges) == 1
     [session] = world.runtime.session_statuses()
     assert (session["state"], session["pausedReason"]) == ("idle", None)

@@ -32,7 +32,7 @@ from todo_ls.config import SupervisorSettings
 from todo_ls.hosts.base import Host
 from todo_ls.hosts.discovery import connect_host
 from todo_ls.hosts.http import Backoff, HostHttp
-from todo_ls.hosts.opencode_v2 import OpenCodeV2Host
+from todo_ls.hosts.opencode_v2.adapter import OpenCodeV2Host
 from todo_ls.store import DB_NAME, Store
 from todo_ls.supervisor import events as ev
 from todo_ls.supervisor.clock import FakeClock
@@ -89,7 +89,7 @@ class Rig:
         while left > 0:
             self.clock.advance(min(step, left))
             left -= step
-            await self.runtime.settled()
+            await self.runtime.drain()
             await self.deliveries_seen()
 
     async def deliveries_seen(self) -> None:
@@ -392,6 +392,9 @@ async def test_a_slow_reader_is_dropped_and_the_supervisor_recovers(tmp_path: Pa
 # --- the clock ----------------------------------------------------------------------------
 
 
+SID = "ses_set_back"
+
+
 class JumpingClock(FakeClock):
     """A wall clock that can be set (NTP, suspend / resume, a user changing the time): timers
     keep their loop-relative deadlines, the wall time just reads differently."""
@@ -425,7 +428,7 @@ async def test_clock_jumps_cause_no_burst_and_no_crash(tmp_path: Path, jump: flo
             )
         await host.drained()
         clock.advance(2.0)
-        await runtime.settled()
+        await runtime.drain()
         assert sorted(s.session_id for s in host.sent) == sessions  # one each
         clock.advance(1.0)
         for sid in sessions:  # the agent works again: a later nudge is legitimate
@@ -437,7 +440,7 @@ async def test_clock_jumps_cause_no_burst_and_no_crash(tmp_path: Path, jump: flo
             clock.jump(jump)
             for _ in range(30):  # timers fire at their own pace after the jump
                 clock.advance(1.0)
-                await runtime.settled()
+                await runtime.drain()
             assert not log.lines, log.lines
         # No burst: at most one more nudge per session, and only once the minimum interval
         # has passed on the clock as it now reads (a forward jump), never several at once.
@@ -446,6 +449,50 @@ async def test_clock_jumps_cause_no_burst_and_no_crash(tmp_path: Path, jump: flo
         assert counts == dict.fromkeys(sessions, expected), counts
         statuses = runtime.session_statuses()
         assert {s["id"] for s in statuses} == set(sessions)
+    finally:
+        await runtime.stop()
+        store.close()
+
+
+async def test_after_the_clock_is_set_back_an_hour_the_next_nudge_waits_the_interval_not_the_hour(
+    tmp_path: Path,
+) -> None:
+    """The last nudge now reads an hour in the future. How long ago it really was is unknown,
+    so, as in the store, it no longer holds the next nudge back (measured against it, the
+    minimum interval would last about an hour); the nudge after it is measured as usual."""
+    host = FakeHost(kind="opencode-v2")
+    clock = JumpingClock()
+    store = Store(tmp_path / DB_NAME)
+
+    async def connect() -> FakeHost:
+        return host
+
+    settings = SupervisorSettings(settle_ms=1000, min_nudge_interval_ms=60_000, stall_minutes=5)
+    workspace = FakeWorkspace([str(tmp_path)], {str(tmp_path): ITEMS})
+    runtime = Runtime(connect, store, settings, clock, workspace)
+    runtime.start()
+
+    async def turn(step: str) -> None:
+        host.emit(ev.TurnStarted(SID), ev.StepStarted(SID, step), ev.StepEnded(SID, step, "stop"))
+        await host.drained()
+
+    try:
+        host.emit(ev.Connected("opencode-v2", "http://127.0.0.1:1", "2"), ev.Resynced(busy={}))
+        host.emit(ev.SessionUpdated(ev.SessionInfo(SID, str(tmp_path))))
+        await turn("m1")
+        clock.advance(2.0)
+        await runtime.drain()
+        assert len(host.sent) == 1
+        clock.jump(-3600.0)
+        await turn("m2")  # the agent worked on after the nudge: the next one is legitimate
+        for _ in range(5):  # the settle (1 s) and a margin: far inside the hour
+            clock.advance(1.0)
+            await runtime.drain()
+        assert len(host.sent) == 2
+        for _ in range(120):  # no work since: the new nudge holds the next one back again
+            clock.advance(1.0)
+            await runtime.drain()
+        assert len(host.sent) == 2
     finally:
         await runtime.stop()
         store.close()

@@ -29,8 +29,9 @@ from reliability_support import load_v1_sample
 
 from todo_ls.checklist.model import FileItem
 from todo_ls.config import SupervisorSettings
-from todo_ls.hosts import opencode_v1, opencode_v2
 from todo_ls.hosts.http import HostHttp
+from todo_ls.hosts.opencode_v1 import events as opencode_v1
+from todo_ls.hosts.opencode_v2 import events as opencode_v2
 from todo_ls.store import DB_NAME, Store
 from todo_ls.supervisor import events as ev
 from todo_ls.supervisor.clock import FakeClock
@@ -459,10 +460,10 @@ async def _supervise(
             host.emit(event)
             await host.drained()
             clock.advance(steps[index % len(steps)] if steps else 0.0)
-            await runtime.settled()
+            await runtime.drain()
         for _ in range(60):
             clock.advance(60.0)
-            await runtime.settled()
+            await runtime.drain()
         await runtime.stop()
         store.close()
     return host

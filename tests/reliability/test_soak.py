@@ -1,7 +1,7 @@
 """Soak: three editors and a headless supervisor, one nudge per opportunity over a long run.
 
 Issue 6 "Done when". Four todo-ls processes share one TODO_LS_STATE_DIR and one workspace folder
-whose PLAN.md is subscribed: a real headless Neovim 0.11 with the plugin of editors/nvim, two
+whose PLAN.md is subscribed: a real headless Neovim 0.11 with the plugin of the repository root, two
 language servers behind a minimal stdio client (the other editor windows) and one
 `todo-ls supervise`. They watch the fake OpenCode 2.x server (scriptable, so the run is fast and
 every fault lands where the test wants it) with short timings (settle 200 ms, 1 s between nudges).

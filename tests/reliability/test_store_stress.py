@@ -62,7 +62,7 @@ def worker(db: str, index: int, barrier: Barrier, results: Any) -> None:
                 )
                 if granted is not None:
                     sent = rng.random() < 0.9
-                    store.settle_claim(granted.claim_id, sent, time.time())
+                    store.record_claim_outcome(granted.claim_id, sent, time.time())
                     claims.append((granted.claim_id, session, sent))
             else:
                 store.start_episode(rng.choice(SHARED_SESSIONS), time.time())
@@ -185,7 +185,7 @@ def test_a_claim_of_a_killed_process_blocks_only_until_it_expires(tmp_path: Path
     taken = claim("ses_1", "h", "idle", "survivor", 1030.0, 45.0, 30.0)
     assert taken is not None
     assert taken.number == 1
-    survivor.settle_claim(taken.claim_id, True, 1031.0)
+    survivor.record_claim_outcome(taken.claim_id, True, 1031.0)
     assert [(n.owner, n.number) for n in survivor.nudges("ses_1")] == [("survivor", 1)]
     survivor.close()
 

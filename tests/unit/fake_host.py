@@ -27,6 +27,7 @@ class FakeHost:
         self,
         capabilities: frozenset[Capability] = ALL_CAPABILITIES,
         kind: str = "opencode-v1",
+        directories: Sequence[str] = (),
     ) -> None:
         self._info = HostInfo(kind, "http://127.0.0.1:4096", "1.18.33")  # type: ignore[arg-type]
         self._capabilities = capabilities
@@ -39,6 +40,9 @@ class FakeHost:
         self.sessions: dict[str, ev.SessionInfo] = {}
         self.nudge_error: HostError | None = None
         self.busy_on_nudge_check: dict[str, ev.BusyKind] = {}  # what busy_sessions() reports
+        # Like 1.x, the busy snapshot is per directory: only the folders it was given count.
+        self.directories = list(directories)
+        self.busy_in: dict[str, dict[str, ev.BusyKind]] = {}  # directory → its busy sessions
         self.closed = False
 
     @property
@@ -78,10 +82,13 @@ class FakeHost:
         return self.sessions.get(session_id)
 
     async def busy_sessions(self) -> Mapping[str, ev.BusyKind]:
-        return dict(self.busy_on_nudge_check)
+        busy = dict(self.busy_on_nudge_check)
+        for directory in self.directories:
+            busy.update(self.busy_in.get(directory, {}))
+        return busy
 
-    async def todos(self, session_id: str) -> tuple[ev.SessionTodo, ...] | None:
-        return None
+    def set_directories(self, directories: Sequence[str]) -> None:
+        self.directories = list(directories)
 
     async def nudge(self, session_id: str, text: str, description: str) -> None:
         if self.nudge_error is not None:

@@ -97,3 +97,17 @@ def test_supervisor_bench_streams_events_and_nudges_every_idle_session() -> None
     assert flow["events_per_s"] > 0 and len(flow["rss_mb_checkpoints"]) >= 2
     assert report["nudge"]["sessions"] == 4
     assert report["nudge"]["nudged"] == 4
+
+
+def test_hook_bench_blocks_every_stop_and_loads_no_heavy_module() -> None:
+    report = run_bench("bench_hook.py", "--repeats", "2")
+    assert report["plan_lines"] == 1000
+    assert report["hook_stop"]["n"] == 2 and report["hook_stop"]["p50_ms"] > 0
+    assert report["python_import_json_sqlite3"]["n"] == 2
+    assert report["every_run_blocked"] is True
+    # Measured in the real hook process at its exit: no pygls, httpx, pydantic, settings model,
+    # supervisor runtime or host adapter was loaded.
+    assert {"pygls", "httpx", "pydantic", "todo_ls.config"} <= set(
+        report["budget"]["forbidden_modules"]
+    )
+    assert report["heavy_modules_loaded"] == []

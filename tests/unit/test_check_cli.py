@@ -196,3 +196,43 @@ def test_real_process_never_prints_a_traceback(project: Path) -> None:
         "todo-ls: bin.md: binary file (contains NUL bytes), not markdown",
         "todo-ls: nope.md: no such file or directory",
     ]
+
+
+def test_no_paths_checks_the_project_files_markdown_files(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (project / "docs").mkdir()
+    (project / "docs" / "release.md").write_text("- [ ] tag it\n", encoding="utf-8")
+    (project / "todo-ls.toml").write_text(
+        'markdownFiles = ["PLAN.md", "docs/*.md", "LATER.md"]\n', encoding="utf-8"
+    )
+    assert run_check([], "text") == 1
+    out = capsys.readouterr().out
+    assert "PLAN.md:4" in out and "docs/release.md:1" in out
+    assert "LATER.md" not in out  # subscribed but not written yet: nothing to check
+
+
+def test_no_paths_and_no_project_file_exit_2_with_the_reason(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run_check([], "text") == 2
+    err = capsys.readouterr().err
+    assert err.startswith("todo-ls check: no paths given and no todo-ls.toml or .todo-ls.toml")
+    assert err.count("\n") == 1
+
+
+def test_project_file_states_and_bad_values(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (project / "TASKS.md").write_text("- [D] shipped\n- [ ] open\n", encoding="utf-8")
+    (project / ".todo-ls.toml").write_text(
+        'markdownFiles = ["TASKS.md"]\nstateDir = 7\n[states]\ndone = ["D"]\n', encoding="utf-8"
+    )
+    assert run_check([], "json") == 1
+    captured = capsys.readouterr()
+    report = json.loads(captured.out)
+    assert report["totals"]["done"] == 1 and report["totals"]["open"] == 1
+    assert captured.err == (
+        "todo-ls: .todo-ls.toml: Invalid setting todoLs.stateDir: must be a string; "
+        "using the default.\n"
+    )

@@ -45,7 +45,7 @@ def claim(s: Store, now: float, session: str = "ses_1", open_hash: str = "h1") -
 def send(s: Store, now: float, session: str = "ses_1", open_hash: str = "h1") -> Claim:
     granted = claim(s, now, session, open_hash)
     assert granted is not None
-    s.settle_claim(granted.claim_id, sent=True, now=now + 1)
+    s.record_claim_outcome(granted.claim_id, sent=True, now=now + 1)
     return granted
 
 
@@ -198,7 +198,7 @@ def test_a_sent_nudge_blocks_claims_for_min_interval(store: Store) -> None:
 def test_a_failed_nudge_does_not_block_and_keeps_its_number(store: Store) -> None:
     first = claim(store, 100.0)
     assert first is not None
-    store.settle_claim(first.claim_id, sent=False, now=101.0)
+    store.record_claim_outcome(first.claim_id, sent=False, now=101.0)
     retry = claim(store, 102.0)
     assert retry is not None
     assert retry.number == 1
@@ -218,17 +218,17 @@ def test_an_expired_claim_is_taken_over_and_recorded_failed(store: Store, db: Pa
     assert states == [(dead.claim_id, "failed"), (taken.claim_id, "claimed")]
 
 
-def test_a_late_sent_settle_is_still_recorded(store: Store) -> None:
+def test_a_late_sent_outcome_is_still_recorded(store: Store) -> None:
     slow = claim(store, 100.0)
     assert slow is not None
     assert claim(store, 100.0 + EXPIRY) is not None  # took over the expired claim
-    store.settle_claim(slow.claim_id, sent=True, now=100.0 + EXPIRY + 1)
+    store.record_claim_outcome(slow.claim_id, sent=True, now=100.0 + EXPIRY + 1)
     assert [n.at for n in store.nudges("ses_1")] == [100.0 + EXPIRY + 1]
 
 
 def test_settling_twice_does_not_undo_a_send(store: Store) -> None:
     granted = send(store, 100.0)
-    store.settle_claim(granted.claim_id, sent=False, now=102.0)
+    store.record_claim_outcome(granted.claim_id, sent=False, now=102.0)
     assert len(store.nudges("ses_1")) == 1
 
 
@@ -250,7 +250,7 @@ def test_nudges_lists_sent_nudges_oldest_first_since(store: Store) -> None:
     send(store, 100.0, open_hash="a")
     failed = claim(store, 200.0)
     assert failed is not None
-    store.settle_claim(failed.claim_id, sent=False, now=201.0)
+    store.record_claim_outcome(failed.claim_id, sent=False, now=201.0)
     send(store, 300.0, open_hash="b")
     assert [(n.open_hash, n.at, n.state, n.number) for n in store.nudges("ses_1")] == [
         ("a", 101.0, "sent", 1),
@@ -536,3 +536,33 @@ def test_the_wal_of_a_corrupt_file_held_open_elsewhere_is_not_replayed(db: Path)
     fresh.close()
     other.close()
     assert any(p.name.endswith("-wal") for p in aside(db, "corrupt"))
+
+
+def test_stop_blocks_are_claimed_once_per_opportunity(store: Store, db: Path) -> None:
+    other = Store(db)  # another hook process
+    first = store.claim_stop_block("s", "p1\x1ft10\x1fh", "t10", "h", "hook:1", 100.0)
+    assert first is not None and first.number == 1
+    assert other.claim_stop_block("s", "p1\x1ft10\x1fh", "t10", "h", "hook:2", 100.1) is None
+    assert other.has_stop_block("s", "p1\x1ft10\x1fh")
+    second = other.claim_stop_block("s", "p1\x1ft25\x1fh", "t25", "h", "hook:2", 101.0)
+    assert second is not None and second.number == 2
+    # A block is a sent nudge in the shared ledger: the caps count it.
+    assert store.episode_nudge_count("s") == 2
+    assert store.consecutive_same_hash("s", "h") == 2
+    assert store.last_stop_mark("s") == "t25"
+    other.close()
+
+
+def test_hook_sessions_keep_turn_and_title_unless_given(store: Store) -> None:
+    store.record_hook_session("s", "codex", "/p", "working", 1.0, turn="t1", title="fix it")
+    store.record_hook_session("s", "codex", "/p", "idle", 2.0, detail="stopped")
+    (session,) = store.hook_sessions()
+    assert (session.state, session.turn, session.title, session.detail) == (
+        "idle",
+        "t1",
+        "fix it",
+        "stopped",
+    )
+    assert store.hook_sessions(since=3.0) == []
+    assert store.forget_dormant(cutoff=10.0) >= 0
+    assert store.hook_session("s") is None  # quiet since before the cutoff

@@ -16,7 +16,7 @@ def test_reads_see_writes_of_another_connection(tmp_path: Path) -> None:
     assert set(mine.pauses()) == {"ses_a"}
     claim = other.claim_nudge("ses_a", "h1", "idle", "other", 2.0, 0.0, 60.0)
     assert claim is not None
-    other.settle_claim(claim.claim_id, True, 3.0)
+    other.record_claim_outcome(claim.claim_id, True, 3.0)
     last = mine.last_sent("ses_a")
     assert last is not None and last.open_hash == "h1"
     assert mine.episode_nudge_count("ses_a") == 1

@@ -1,4 +1,4 @@
-"""The server bridge (`todo_ls.server.supervision`) and headless `todo-ls supervise`."""
+"""The server bridge (`todo_ls.server.supervisor_bridge`) and headless `todo-ls supervise`."""
 
 from __future__ import annotations
 
@@ -15,10 +15,10 @@ import pytest
 from fake_host import ALL_CAPABILITIES, FakeHost
 
 from todo_ls.config import Settings, SupervisorSettings
+from todo_ls.headless import headless_settings, run_supervise, supervise
 from todo_ls.hosts.base import Capability, Host
-from todo_ls.server.supervision import Supervision
+from todo_ls.server.supervisor_bridge import Supervision
 from todo_ls.store import Store
-from todo_ls.supervise import run_supervise, supervise
 from todo_ls.supervisor import events as ev
 from todo_ls.supervisor.clock import FakeClock
 from todo_ls.workspace import Folder, WorkspaceIndex
@@ -63,20 +63,20 @@ class Bridge:
 
     async def _connect(self, settings: SupervisorSettings, folders: list[str]) -> Host:
         assert folders == [str(self.ls.project)]
-        host = FakeHost(self.capabilities)
+        host = FakeHost(self.capabilities, directories=folders)
         host.emit(ev.Connected("opencode-v1", "http://127.0.0.1:4096", "1.18.33"))
         host.emit(ev.Resynced(busy={}))
         self.hosts.append(host)
         return host
 
-    async def settle(self) -> None:
+    async def drain(self) -> None:
         for _ in range(5):
             await asyncio.sleep(0)
         if self.hosts:
             await self.hosts[-1].drained()
         runtime = self.sup._runtime
         if runtime is not None:
-            await runtime.settled()
+            await runtime.drain()
 
     async def turn(self) -> None:
         host = self.hosts[-1]
@@ -87,7 +87,7 @@ class Bridge:
             ev.TodosUpdated(S, (ev.SessionTodo("Add tests", "pending", "high"),)),
             ev.TurnEnded(S, "idle"),
         )
-        await self.settle()
+        await self.drain()
 
 
 async def test_not_running_answers() -> None:
@@ -108,7 +108,7 @@ async def test_disabled_never_starts(tmp_path: Path) -> None:
     b = Bridge(tmp_path)
     b.ls.settings = Settings(supervisor=SupervisorSettings(enabled=False))
     b.sup.start()
-    await b.settle()
+    await b.drain()
     assert b.hosts == []
     assert b.sup.status() == {"enabled": False, "host": None, "sessions": []}
 
@@ -117,12 +117,12 @@ async def test_runs_nudges_with_file_refs_and_tells_the_editor(tmp_path: Path) -
     b = Bridge(tmp_path, ALL_CAPABILITIES - {Capability.TOAST})
     (b.ls.project / "PLAN.md").write_text(PLAN)
     b.sup.start()
-    await b.settle()
+    await b.drain()
     assert b.sup.status()["host"]["connected"] is True
     await b.turn()
     assert b.sup.state_word() == "idle"
     b.clock.advance(5)
-    await b.settle()
+    await b.drain()
     sent = b.hosts[-1].sent
     assert len(sent) == 1
     assert sent[0].text.startswith("Idle nudge #1 — the session went idle with 3 of 4 todos left.")
@@ -144,26 +144,60 @@ async def test_runs_nudges_with_file_refs_and_tells_the_editor(tmp_path: Path) -
     assert b.sup.status()["host"] is None
 
 
+async def test_a_folder_added_later_counts_in_the_busy_check_before_a_nudge(tmp_path: Path) -> None:
+    # 1.x answers the busy snapshot per directory: a session working in a folder the host was
+    # never told about must not be nudged because the snapshot did not list it.
+    b = Bridge(tmp_path)
+    b.sup.start()
+    await b.drain()
+    second = tmp_path / "second"
+    second.mkdir()
+    b.ls.workspace_index.set_folders([Folder.from_path(b.ls.project), Folder.from_path(second)])
+    b.sup.files_changed()  # what the server does after didChangeWorkspaceFolders
+    host = b.hosts[-1]
+    assert host.directories == [str(b.ls.project), str(second)]
+    other = "ses_b"
+    host.emit(
+        ev.SessionUpdated(ev.SessionInfo(other, str(second), None, "second")),
+        ev.UserMessage(other, False, "m1"),
+        ev.TurnStarted(other),
+        ev.TodosUpdated(other, (ev.SessionTodo("Add tests", "pending", "high"),)),
+        ev.TurnEnded(other, "idle"),
+    )
+    await b.drain()
+    host.busy_in[str(second)] = {other: "busy"}  # the idle event was stale: it works again
+    b.clock.advance(5)
+    await b.drain()
+    assert host.sent == []
+    host.busy_in.clear()
+    host.emit(ev.TurnEnded(other, "idle"))  # really idle now: the session in it is nudged
+    await b.drain()
+    b.clock.advance(5)
+    await b.drain()
+    assert [s.session_id for s in host.sent] == [other]
+    await b.sup.stop()
+
+
 async def test_restarts_only_when_supervisor_settings_change(tmp_path: Path) -> None:
     b = Bridge(tmp_path)
     b.sup.start()
-    await b.settle()
+    await b.drain()
     first = b.sup._runtime
     b.ls.settings = b.ls.settings.model_copy(update={"markdown_files": ["TODO.md"]})
     b.sup.settings_changed()
-    await b.settle()
+    await b.drain()
     assert b.sup._runtime is first
     changed = b.ls.settings.supervisor.model_copy(update={"settle_ms": 1000})
     b.ls.settings = b.ls.settings.model_copy(update={"supervisor": changed})
     b.sup.settings_changed()
-    await b.settle()
+    await b.drain()
     assert b.sup._runtime is not first
     assert b.sup._runtime is not None and b.sup._runtime.settings.settle_ms == 1000
     assert len(b.hosts) == 2 and b.hosts[0].closed
     off = changed.model_copy(update={"enabled": False})
     b.ls.settings = b.ls.settings.model_copy(update={"supervisor": off})
     b.sup.settings_changed()
-    await b.settle()
+    await b.drain()
     assert b.sup._runtime is None
     assert b.sup.status() == {"enabled": False, "host": None, "sessions": []}
     await b.sup.stop()
@@ -176,7 +210,7 @@ async def test_without_a_shared_store_it_opens_its_own(
     b = Bridge(tmp_path)
     b.ls.store = None
     b.sup.start()
-    await b.settle()
+    await b.drain()
     assert (tmp_path / "state").is_dir()
     await b.sup.stop()
 
@@ -246,6 +280,38 @@ def test_bad_arguments_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert err.startswith("todo-ls supervise: --directory") and err.endswith("is not a directory\n")
 
 
+def test_settings_come_inline_or_from_a_json_file(tmp_path: Path) -> None:
+    inline = headless_settings('{"supervisor": {"settleMs": 1234}}', None, tmp_path)
+    assert not isinstance(inline, str) and inline.supervisor.settle_ms == 1234
+    file = tmp_path / "todo-ls.json"
+    file.write_text('{"supervisor": {"settleMs": 4321, "scope": "all"}}', encoding="utf-8")
+    loaded = headless_settings(str(file), "http://127.0.0.1:9", tmp_path)
+    assert not isinstance(loaded, str)
+    from_file = loaded.supervisor
+    assert (from_file.settle_ms, from_file.scope, from_file.url) == (
+        4321,
+        "all",
+        "http://127.0.0.1:9",
+    )
+
+
+def test_bad_settings_say_whether_they_were_read_as_a_file_or_as_json(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    missing = str(tmp_path / "settings.json")
+    assert run_supervise(None, str(tmp_path), missing) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("todo-ls supervise: --settings is neither a JSON file nor inline JSON")
+    assert err.endswith(f"{missing!r}\n") and err.count("\n") == 1
+    broken = tmp_path / "broken.json"
+    broken.write_text("{supervisor: 1}", encoding="utf-8")
+    assert run_supervise(None, str(tmp_path), str(broken)) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"todo-ls supervise: --settings file {str(broken)!r} is not JSON: ")
+    assert run_supervise(None, str(tmp_path), "[1, 2]") == 2
+    assert capsys.readouterr().err == "todo-ls supervise: --settings must be a JSON object\n"
+
+
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
 def test_headless_exits_cleanly_on_signals(tmp_path: Path, signum: int) -> None:
     env = {**os.environ, "TODO_LS_STATE_DIR": str(tmp_path / "state"), "HOME": str(tmp_path)}
@@ -269,3 +335,27 @@ def test_headless_exits_cleanly_on_signals(tmp_path: Path, signum: int) -> None:
         for stream in (proc.stdout, proc.stderr):
             if stream:
                 stream.close()
+
+
+async def test_headless_without_opencode_says_what_to_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Real discovery: this machine's processes are listed, and none serves this new folder.
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xdg-state"))  # no 2.x registration
+    project = tmp_path / "project"
+    project.mkdir()
+    out = io.StringIO()
+    stop = asyncio.Event()
+    store = Store(tmp_path / "state.db")
+    task = asyncio.ensure_future(
+        supervise(SupervisorSettings(), project, out, clock=FakeClock(), store=store, stop=stop)
+    )
+    for _ in range(400):
+        if "not connected" in out.getvalue():
+            break
+        await asyncio.sleep(0.05)
+    stop.set()
+    assert await task == 0
+    [line] = [x for x in out.getvalue().splitlines() if x.startswith("not connected")]
+    assert "`opencode --port 4096`" in line
+    assert "`opencode serve`" in line and "opencode attach" in line

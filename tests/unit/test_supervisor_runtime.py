@@ -73,19 +73,19 @@ class Harness:
             ev.Connected("opencode-v1", "http://127.0.0.1:4096", "1.18.33"),
             ev.Resynced(busy=busy or {}),
         )
-        await self.settle()
+        await self.drain()
 
-    async def settle(self) -> None:
+    async def drain(self) -> None:
         await self.host.drained()
-        await self.rt.settled()
+        await self.rt.drain()
 
     async def emit(self, *events: ev.HostEvent) -> None:
         self.host.emit(*events)
-        await self.settle()
+        await self.drain()
 
     async def advance(self, seconds: float) -> None:
         self.clock.advance(seconds)
-        await self.settle()
+        await self.drain()
 
     async def turn(
         self,
@@ -206,13 +206,13 @@ async def test_second_runtime_on_the_same_store_does_not_double_nudge(tmp_path: 
         for harness in (a, b):
             await harness.turn()
         clock.advance(5)
-        await a.settle()
-        await b.settle()
+        await a.drain()
+        await b.drain()
         assert len(a.host.sent) + len(b.host.sent) == 1
         for _ in range(20):
             clock.advance(60)
-            await a.settle()
-            await b.settle()
+            await a.drain()
+            await b.drain()
         assert len(a.host.sent) + len(b.host.sent) == 1
     finally:
         await a.close()
@@ -597,7 +597,7 @@ async def test_unreachable_host_retries_with_backoff(tmp_path: Path) -> None:
     h = Harness(tmp_path, connect_errors=2)
     try:
         h.rt.start()
-        await h.settle()
+        await h.drain()
         status = h.rt.status()["host"]
         assert status["connected"] is False
         assert status["error"] == "connection refused"
@@ -607,7 +607,7 @@ async def test_unreachable_host_retries_with_backoff(tmp_path: Path) -> None:
         await h.advance(4)
         assert h.connects == 3
         h.host.emit(ev.Connected("opencode-v1", "u", "1"), ev.Resynced(busy={}))
-        await h.settle()
+        await h.drain()
         assert h.rt.status()["host"]["connected"] is True
         assert "error" not in h.rt.status()["host"]
     finally:
@@ -616,7 +616,7 @@ async def test_unreachable_host_retries_with_backoff(tmp_path: Path) -> None:
 
 async def test_a_dropped_stream_is_watched_again(h: Harness) -> None:
     h.host.emit(HostError("protocol", "garbage"))
-    await h.settle()
+    await h.drain()
     assert h.rt.status()["host"]["connected"] is False
     await h.advance(2)
     await h.emit(ev.Connected("opencode-v1", "u", "1"), ev.Resynced(busy={}))

@@ -22,6 +22,27 @@ DEFAULT_STATES: dict[str, list[str]] = {
 }
 
 
+def merge_states(value: Mapping[str, Iterable[str]]) -> dict[str, list[str]]:
+    """The `states` setting merged over the defaults; `ValueError` says what is wrong (an
+    unknown state, a state without markers, a marker that is not one character or is used by
+    two states)."""
+    unknown = set(value) - set(DEFAULT_STATES)
+    if unknown:
+        raise ValueError(f"unknown state(s) {sorted(unknown)}; known: {list(DEFAULT_STATES)}")
+    merged = {**DEFAULT_STATES, **{state: list(markers) for state, markers in value.items()}}
+    seen: dict[str, str] = {}
+    for state, markers in merged.items():
+        if not markers:
+            raise ValueError(f"state {state!r} needs at least one marker")
+        for marker in markers:
+            if not isinstance(marker, str) or len(marker) != 1 or marker in "[]\n\r":
+                raise ValueError(f"marker {marker!r} of {state!r} must be one character")
+            if marker in seen and seen[marker] != state:
+                raise ValueError(f"marker {marker!r} is used by {seen[marker]!r} and {state!r}")
+            seen[marker] = state
+    return merged
+
+
 @dataclass(frozen=True)
 class StateRegistry:
     """Which marker character means which state (the `states` setting)."""

@@ -310,7 +310,7 @@ class _Found:
         entry[3] = -1 if parent is None else parent
         entry[4] = None
 
-    def settle(self, entry: list[Any], para_line: int, para_start: int) -> None:
+    def demote_to_plain(self, entry: list[Any], para_line: int, para_start: int) -> None:
         """A `_PENDING` task whose paragraph ended after one line is a plain item."""
         self.undo(entry, _TASK)
         self.plain.append(PlainListItem(para_line, para_start))
@@ -429,7 +429,7 @@ def _scan(lines: list[str], found: _Found) -> None:
                     number and leaf == _PARA and matched == len(stack) and int(number) != 1
                 ):
                     if para_kind == _PENDING:
-                        found.settle(para, para_line, para_start)
+                        found.demote_to_plain(para, para_line, para_start)
                     while len(stack) > matched:
                         item = stack.pop()[4]
                         cols.pop()
@@ -500,7 +500,7 @@ def _scan(lines: list[str], found: _Found) -> None:
         elif not quotes and leaf <= _PARA and line[:1] == "#" and (m := _ATX.match(line)):
             # An ATX heading at column 0 closes every list item and ends a paragraph.
             if para_kind == _PENDING:
-                found.settle(para, para_line, para_start)
+                found.demote_to_plain(para, para_line, para_start)
                 para_kind = _NO_ITEM
             found.close(stack, cols, 0, i)
             level = m.end()
@@ -633,7 +633,7 @@ def _scan(lines: list[str], found: _Found) -> None:
             # A block starts here, so whatever did not continue is closed.
             if not closed:
                 if para_kind == _PENDING:
-                    found.settle(para, para_line, para_start)
+                    found.demote_to_plain(para, para_line, para_start)
                     para_kind = _NO_ITEM
                 quotes -= found.close(stack, cols, matched, i)
                 leaf = _NONE
@@ -683,7 +683,7 @@ def _scan(lines: list[str], found: _Found) -> None:
             continue
         # 4. A new paragraph.
         if para_kind == _PENDING:
-            found.settle(para, para_line, para_start)
+            found.demote_to_plain(para, para_line, para_start)
         quotes -= found.close(stack, cols, matched, i)
         start = _offset(line, ns) if ex is not line else ns
         while start < len(line) and line[start] in TRIM:
@@ -700,5 +700,5 @@ def _scan(lines: list[str], found: _Found) -> None:
         para_line = i
         para_start = start
     if para_kind == _PENDING:
-        found.settle(para, para_line, para_start)
+        found.demote_to_plain(para, para_line, para_start)
     found.close(stack, cols, 0, line_count)

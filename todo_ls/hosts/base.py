@@ -1,27 +1,28 @@
 """The capability seam between the supervisor and an agent host (OpenCode 1.x or 2.x).
 
-Each adapter says which capabilities it has; the supervisor degrades where one is missing
-(no session todo list on 2.x: markdown files only; no toast over HTTP on 2.x: the editor is
-told instead).
+Every host streams events and takes nudges; beyond that each adapter says which optional
+capabilities it has, and the supervisor degrades where one is missing (no toast over HTTP on
+2.x: the editor is told instead). Session todo lists need no capability: a host that has them
+sends `TodosUpdated` events and lists in its `Resynced` snapshot; one that has none sends
+neither (2.x: markdown files only).
 """
 
 from __future__ import annotations
 
 import enum
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-from todo_ls.supervisor.events import BusyKind, HostEvent, SessionInfo, SessionTodo
+from todo_ls.supervisor.events import BusyKind, HostEvent, SessionInfo
 
 
 class Capability(enum.Enum):
-    EVENTS = "events"
-    SESSION_INFO = "session-info"
-    BUSY_SNAPSHOT = "busy-snapshot"
-    SESSION_TODOS = "session-todos"
-    NUDGE = "nudge"
-    TOAST = "toast"
+    """An optional host call the supervisor checks before making it."""
+
+    SESSION_INFO = "session-info"  # `session()`: directory and parent of an unknown session
+    BUSY_SNAPSHOT = "busy-snapshot"  # `busy_sessions()`: checked again right before a nudge
+    TOAST = "toast"  # `toast()`: a message in the host's own TUI
 
 
 @dataclass(frozen=True)
@@ -64,8 +65,8 @@ class Host(Protocol):
         """The busy snapshot: sessions not idle."""
         ...
 
-    async def todos(self, session_id: str) -> tuple[SessionTodo, ...] | None:
-        """The session's own todo list; None where the host has none (capability missing)."""
+    def set_directories(self, directories: Sequence[str]) -> None:
+        """The workspace folders changed; later snapshots cover these (1.x asks per folder)."""
         ...
 
     async def nudge(self, session_id: str, text: str, description: str) -> None:

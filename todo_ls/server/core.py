@@ -33,7 +33,7 @@ from todo_ls import __version__
 from todo_ls.checklist import StateRegistry
 from todo_ls.server.positions import Encoding
 from todo_ls.server.protocol import TodoProtocol
-from todo_ls.server.supervision import Supervision
+from todo_ls.server.supervisor_bridge import Supervision
 from todo_ls.workspace import Folder, WorkspaceIndex, normalize
 
 if TYPE_CHECKING:  # pydantic and sqlite3 load after the `initialize` answer (see `settle`)

@@ -23,6 +23,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from todo_ls.supervisor import events as ev
+from todo_ls.supervisor.clock import CLOCK_SET_BACK_S
 
 log = logging.getLogger(__name__)
 
@@ -351,9 +352,9 @@ class Tracker:
             session.todos = event.todos
         elif isinstance(event, ev.Activity):
             structural = False
-        session.last_activity = max(session.last_activity, now)
+        session.last_activity = _later(session.last_activity, now)
         if work:
-            session.last_work = max(session.last_work, now)
+            session.last_work = _later(session.last_work, now)
             session.engaged = True
         if was_in_flight and not session.in_flight:
             session.idle_since = now
@@ -366,7 +367,7 @@ class Tracker:
             session.turn_seq += 1
             session.busy = kind
             session.engaged = True
-            session.last_activity = max(session.last_activity, now)
+            session.last_activity = _later(session.last_activity, now)
 
     def _set_info(self, info: ev.SessionInfo, now: float) -> bool:
         """Record what `info` says; True when the directory, parent or title changed."""
@@ -463,3 +464,9 @@ def _tool_words(tool: ToolRun) -> str:
     if tool.child_session_id:
         return f'subagent {tool.child_session_id} "{clip(tool.title)}"'
     return f'tool {tool.tool} "{clip(tool.title)}"' if tool.title else f"tool {tool.tool}"
+
+
+def _later(recorded: float, now: float) -> float:
+    """`now` unless `recorded` is later; a `recorded` far ahead of `now` is from before the
+    clock was set back, and keeping it would freeze the quiet clock until the clock caught up."""
+    return now if recorded > now + CLOCK_SET_BACK_S else max(recorded, now)

@@ -6,12 +6,19 @@ and never sleep.
 
 from __future__ import annotations
 
-import asyncio
 import heapq
 import itertools
 import time
 from collections.abc import Callable
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:  # loaded where time runs on a loop: the Stop hook reads only the constant
+    import asyncio
+
+# A recorded time further ahead of `now` than this was written before the wall clock was set
+# back (no lock wait or timer lag lasts this long); it must not hold anything back until the
+# clock catches up.
+CLOCK_SET_BACK_S = 300.0
 
 
 class Timer(Protocol):
@@ -39,10 +46,14 @@ class SystemClock:
         return time.time()
 
     def call_at(self, when: float, callback: Callable[[], None]) -> Timer:
+        import asyncio
+
         loop = asyncio.get_running_loop()
         return loop.call_later(max(0.0, when - time.time()), callback)
 
     async def sleep(self, seconds: float) -> None:
+        import asyncio
+
         await asyncio.sleep(seconds)
 
 
@@ -73,6 +84,8 @@ class FakeClock:
         return timer
 
     async def sleep(self, seconds: float) -> None:
+        import asyncio
+
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
 
         def wake() -> None:

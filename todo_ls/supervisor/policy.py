@@ -3,6 +3,11 @@
 `evaluate` looks at one root session (its `TreeView`), the open items of its sources, its pause
 and its nudge history, and says what to send now (or why not), which state word the status shows,
 and when to look again, so the runtime arms exactly one timer per session.
+
+`evaluate_stop` is the same policy for a host that asks at the end of each turn whether its
+agent may stop (a Stop hook): that question *is* the confirmed end of turn, and the answer
+cannot wait, so the settle delay and the rate limit become a rule about progress (block again
+only when the open set changed or the agent did work since the last block).
 """
 
 from __future__ import annotations
@@ -10,12 +15,13 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from todo_ls.checklist.model import FileItem
-from todo_ls.config import SupervisorSettings
-from todo_ls.supervisor.activity import TreeView, clip
-from todo_ls.supervisor.events import SessionTodo
+from todo_ls.supervisor.clock import CLOCK_SET_BACK_S
+
+if TYPE_CHECKING:  # the Stop hook uses this module without the activity model (start-up time)
+    from todo_ls.supervisor.activity import TreeView
 
 SessionState = Literal["working", "idle", "waiting", "stalled", "paused", "done"]
 NudgeKind = Literal["idle", "stall"]
@@ -31,6 +37,9 @@ STATE_URGENCY: tuple[SessionState, ...] = (
 )
 
 SETTLING = "settling after the end of the turn"
+# Pauses a real user prompt lifts; a pause made by the pause command waits for resume.
+LIFTED_BY_PROMPT = frozenset({"interrupt", "error", "no-progress", "episode-cap"})
+NO_PROGRESS_SINCE = "open items unchanged and no activity since nudge #{}"
 _TODO_STATES = {"pending": "open", "in_progress": "inProgress"}
 
 
@@ -79,7 +88,18 @@ class OpenSet:
         return hashlib.sha256(keys.encode()).hexdigest()[:16]
 
 
-def open_set(todos: Iterable[SessionTodo], file_items: Iterable[FileItem]) -> OpenSet:
+class TodoEntry(Protocol):
+    """An entry of a session's own todo list (`events.SessionTodo` and the hook's)."""
+
+    @property
+    def content(self) -> str: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def priority(self) -> str | None: ...
+
+
+def open_set(todos: Iterable[TodoEntry], file_items: Iterable[FileItem]) -> OpenSet:
     """Open items from the session's todo list plus the subscribed files of its folder."""
     items: list[OpenItem] = []
     total = 0
@@ -95,6 +115,22 @@ def open_set(todos: Iterable[SessionTodo], file_items: Iterable[FileItem]) -> Op
     return OpenSet(tuple(items), total)
 
 
+class PolicySettings(Protocol):
+    """The settings the policy reads (`config.SupervisorSettings` has them; the Stop hook
+    passes its own small object so that it never loads pydantic)."""
+
+    @property
+    def settle_ms(self) -> int: ...
+    @property
+    def min_nudge_interval_ms(self) -> int: ...
+    @property
+    def stall_minutes(self) -> float: ...
+    @property
+    def max_no_progress_nudges(self) -> int: ...
+    @property
+    def max_nudges_per_episode(self) -> int: ...
+
+
 @dataclass(frozen=True)
 class NudgeHistory:
     """What the shared store knows about earlier nudges of the session (all processes)."""
@@ -104,6 +140,35 @@ class NudgeHistory:
     last_number: int = 0
     episode_count: int = 0  # sent since the last real user prompt
     same_hash_streak: int = 0  # latest nudges of this episode, in a row, for the current set
+
+
+class NudgeLedger(Protocol):
+    """What the nudge history is read from (the shared store)."""
+
+    def last_sent(self, session_id: str) -> _SentNudge | None: ...
+    def episode_nudge_count(self, session_id: str) -> int: ...
+    def consecutive_same_hash(self, session_id: str, open_hash: str) -> int: ...
+
+
+class _SentNudge(Protocol):
+    @property
+    def at(self) -> float: ...
+    @property
+    def open_hash(self) -> str: ...
+    @property
+    def number(self) -> int: ...
+
+
+def read_history(ledger: NudgeLedger, session_id: str, open_hash: str) -> NudgeHistory:
+    """The session's nudge history for the open set `open_hash`, from every process."""
+    last = ledger.last_sent(session_id)
+    return NudgeHistory(
+        last_at=last.at if last else None,
+        last_hash=last.open_hash if last else None,
+        last_number=last.number if last else 0,
+        episode_count=ledger.episode_nudge_count(session_id),
+        same_hash_streak=ledger.consecutive_same_hash(session_id, open_hash),
+    )
 
 
 @dataclass(frozen=True)
@@ -122,7 +187,7 @@ class Decision:
 def evaluate(
     view: TreeView,
     items: OpenSet,
-    settings: SupervisorSettings,
+    settings: PolicySettings,
     now: float,
     pause_reason: str | None,
     history: NudgeHistory,
@@ -134,11 +199,7 @@ def evaluate(
     quiet_ref = max(view.last_activity, view.retry_until or 0.0)
     quiet = max(0.0, now - view.last_activity)
     actionable = items.actionable
-    if pause_reason is None and actionable:
-        if history.same_hash_streak >= settings.max_no_progress_nudges:
-            pause_reason = "no-progress"
-        elif history.episode_count >= settings.max_nudges_per_episode:
-            pause_reason = "episode-cap"
+    pause_reason = _cap_pause(pause_reason, items, settings, history)
 
     def decide(
         state: SessionState,
@@ -178,6 +239,49 @@ def evaluate(
     return _gate(decide, "idle", "idle", view, items, settings, now, history, hold_until)
 
 
+def evaluate_stop(
+    items: OpenSet,
+    settings: PolicySettings,
+    pause_reason: str | None,
+    history: NudgeHistory,
+    worked_since_last: bool,
+) -> Decision:
+    """Rules 1, 4 and 5 for an agent that asks whether it may stop (a Stop hook).
+
+    The question is the confirmed end of the turn, so there is no settle delay, and a refused
+    block is final for that turn, so there is no rate limit either: the session may be blocked
+    again only when its open set changed or the agent did work since the last block
+    (`worked_since_last`). The no-progress and per-episode caps hold as they do everywhere.
+    `send` is "idle" when the agent must go on.
+    """
+    pause_reason = _cap_pause(pause_reason, items, settings, history)
+
+    def decide(state: SessionState, reason: str, send: NudgeKind | None = None) -> Decision:
+        return Decision(state, send, reason, None, pause_reason, items.hash, 0.0)
+
+    if not items.items:
+        return decide("done", "nothing open")
+    if pause_reason:
+        return decide("paused", f"paused ({pause_reason})")
+    if not items.actionable:
+        return decide("waiting", "only blocked items are open: they wait for the user")
+    if history.last_hash == items.hash and history.last_at is not None and not worked_since_last:
+        return decide("idle", NO_PROGRESS_SINCE.format(history.last_number))
+    return decide("idle", "stopped with open items", "idle")
+
+
+def _cap_pause(
+    pause_reason: str | None, items: OpenSet, settings: PolicySettings, history: NudgeHistory
+) -> str | None:
+    """Rule 5: the stored pause, else the pause the nudge history has earned."""
+    if pause_reason is None and items.actionable:
+        if history.same_hash_streak >= settings.max_no_progress_nudges:
+            return "no-progress"
+        if history.episode_count >= settings.max_nudges_per_episode:
+            return "episode-cap"
+    return pause_reason
+
+
 class _Decide(Protocol):
     def __call__(
         self,
@@ -194,20 +298,24 @@ def _gate(
     state: SessionState,
     view: TreeView,
     items: OpenSet,
-    settings: SupervisorSettings,
+    settings: PolicySettings,
     now: float,
     history: NudgeHistory,
     hold_until: float | None,
 ) -> Decision:
-    """Rule 4: the rate limit and the open-set dedupe, then a failed delivery's back-off."""
-    if history.last_at is not None:
+    """Rule 4: the rate limit and the open-set dedupe, then a failed delivery's back-off.
+
+    A last nudge that reads far in the future was sent before the clock was set back: how
+    long ago is unknown, so it limits nothing (as in the store's claim); the next one does.
+    Work that reads far in the future was done before the set back, so before that one."""
+    set_back = now + CLOCK_SET_BACK_S
+    if history.last_at is not None and history.last_at <= set_back:
         allowed_at = history.last_at + settings.min_nudge_interval_ms / 1000.0
         if now < allowed_at:
             return decide(state, "rate limited", allowed_at)
-        if history.last_hash == items.hash and view.last_work <= history.last_at:
-            return decide(
-                state, f"open items unchanged and no activity since nudge #{history.last_number}"
-            )
+        worked_since = history.last_at < view.last_work <= set_back
+        if history.last_hash == items.hash and not worked_since:
+            return decide(state, NO_PROGRESS_SINCE.format(history.last_number))
     if hold_until is not None and now < hold_until:
         return decide(state, "retrying after a failed delivery", hold_until)
     why = (
@@ -220,6 +328,8 @@ def _gate(
 
 def describe(view: TreeView, decision: Decision, now: float) -> str:
     """The status detail, e.g. `1 tool · quiet 4s` or `nudge in 3s`."""
+    from todo_ls.supervisor.activity import clip
+
     parts: list[str] = []
     if decision.state == "waiting":
         return "; ".join(view.waiting) or decision.reason

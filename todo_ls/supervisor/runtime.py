@@ -36,6 +36,7 @@ from todo_ls.supervisor.activity import (
 )
 from todo_ls.supervisor.clock import Clock, Timer
 from todo_ls.supervisor.policy import (
+    LIFTED_BY_PROMPT,
     Decision,
     NudgeHistory,
     OpenSet,
@@ -44,6 +45,7 @@ from todo_ls.supervisor.policy import (
     describe,
     evaluate,
     open_set,
+    read_history,
 )
 from todo_ls.supervisor.text import Nudge
 from todo_ls.workspace import WorkspaceIndex
@@ -59,8 +61,6 @@ LEDGER_RETENTION_S = 30 * 24 * 3600.0
 # also change the counts the status shows ("1 tool").
 _COUNTED_WORK = (ev.ToolStarted, ev.ToolEnded, ev.StepStarted, ev.StepEnded)
 _WORK_EVENTS = (ev.SpanStarted, ev.SpanEnded, ev.ToolProgress, *_COUNTED_WORK)
-# Pauses a real user prompt lifts; a pause made by the pause command waits for resume.
-_LIFTED_BY_PROMPT = frozenset({"interrupt", "error", "no-progress", "episode-cap"})
 
 
 class Workspace(Protocol):
@@ -158,6 +158,7 @@ class Runtime:
         self._tasks: set[asyncio.Task[Any]] = set()
         self._sending: set[str] = set()
         self._asked_info: set[str] = set()
+        self._host_folders: tuple[str, ...] | None = None  # last handed to `host`
         self._main: asyncio.Task[None] | None = None
         self._stopped = False
 
@@ -200,7 +201,9 @@ class Runtime:
             try:
                 if self.host is None:
                     self.host = await self._connect()
+                    self._host_folders = None  # the folders may have changed meanwhile
                     self._set_error(None)
+                self._sync_folders()
                 attempt = 0
                 async for event in self.host.watch():
                     self.handle(event)
@@ -217,7 +220,7 @@ class Runtime:
             attempt += 1
             await self._clock.sleep(min(RECONNECT_MAX_S, 2.0 ** min(attempt, 5)))
 
-    async def settled(self) -> None:
+    async def drain(self) -> None:
         """Wait until no background work (sends, lookups) is left: for tests and shutdown."""
         for _ in range(1000):
             await asyncio.sleep(0)
@@ -299,7 +302,7 @@ class Runtime:
             self._store.pause(effect.session_id, "error", now, keep_user_pause=True)
             return
         pause = self._store.paused(effect.session_id)
-        if pause is not None and pause.reason in _LIFTED_BY_PROMPT:
+        if pause is not None and pause.reason in LIFTED_BY_PROMPT:
             log.info("supervisor: %s: the user wrote; pause lifted", effect.session_id)
             self._store.resume(effect.session_id)
         self._store.start_episode(effect.session_id, now)
@@ -353,14 +356,7 @@ class Runtime:
         return open_set(session.todos, files)
 
     def _history(self, session_id: str, open_hash: str) -> NudgeHistory:
-        last = self._store.last_sent(session_id)
-        return NudgeHistory(
-            last_at=last.at if last else None,
-            last_hash=last.open_hash if last else None,
-            last_number=last.number if last else 0,
-            episode_count=self._store.episode_nudge_count(session_id),
-            same_hash_streak=self._store.consecutive_same_hash(session_id, open_hash),
-        )
+        return read_history(self._store, session_id, open_hash)
 
     def _decide(self, session_id: str) -> tuple[Decision, TreeView, OpenSet]:
         now = self._clock.now()
@@ -426,9 +422,19 @@ class Runtime:
         self.evaluate(session_id)
 
     def files_changed(self) -> None:
-        """Subscribed files or their items changed: every session may decide differently."""
+        """Subscribed files, their items or the workspace folders changed: every session may
+        decide differently."""
+        self._sync_folders()
         for session in self.tracker.roots():
             self.evaluate(session.id)
+
+    def _sync_folders(self) -> None:
+        """Hand the host the workspace folders when they differ from what it has (the 1.x
+        busy snapshot and resync ask per folder, so a folder added later must reach it)."""
+        folders = tuple(self._workspace.folders())
+        if self.host is not None and folders != self._host_folders:
+            self.host.set_directories(folders)
+            self._host_folders = folders
 
     # --- sending ----------------------------------------------------------------------------
 
@@ -487,7 +493,8 @@ class Runtime:
             sent = err.kind == "timeout"
             return self._delivery_failed(session_id, err)
         finally:
-            self._store.settle_claim(claim.claim_id, sent, sent_at if sent else self._clock.now())
+            outcome_at = sent_at if sent else self._clock.now()
+            self._store.record_claim_outcome(claim.claim_id, sent, outcome_at)
         self._hold.pop(session_id, None)
         if self.connected:
             # Connected, the only error left is a failed nudge's, and this one got through:

@@ -32,6 +32,8 @@ class Nudge:
         left = f"{len(self.items.items)} of {self.items.total} todos left"
         if self.kind == "manual":
             return f"Nudge #{self.number} (sent by the user) — {left}."
+        if self.kind == "stop":  # a Stop hook's answer: the agent tried to end its turn
+            return f"Stop nudge #{self.number} — the turn ended with {left}."
         return f"Idle nudge #{self.number} — the session went idle with {left}."
 
     def text(self) -> str:

@@ -1,38 +1,22 @@
-"""The OpenCode 1.x host adapter (`opencode-ai` 1.18), over its HTTP API and `/global/event`.
+"""OpenCode 1.x: the pure translation of the event stream into supervisor events.
 
-Two layers:
-
-- `normalize(raw, memory)`: pure translation of one wire event (bare `{type, properties}` or
-  the `/global/event` envelope `{directory, payload}`) into supervisor events. A few events
-  need context from earlier ones (which message is the user's, whether a tool already ran, a
-  span already started); that context is the `V1Memory` passed in, bounded in size. No I/O.
-- `OpencodeV1Host`: the `Host` implementation: the event stream with reconnect and a resync
-  after every (re)connect, session info, the busy snapshot, todo lists, the nudge and the toast.
-
-Facts this follows are in the project's OpenCode v1 reference (verified on 1.18.33).
+`normalize(raw, memory)` takes one wire event (bare `{type, properties}` or the
+`/global/event` envelope `{directory, payload}`). A few events need context from earlier ones
+(which message is the user's, whether a tool already ran, a span already started); that
+context is the `V1Memory` passed in, bounded in size. No I/O, no clock.
 """
 
 from __future__ import annotations
 
-import json
-import logging
-import time
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final, Generic, TypeVar, cast
+from typing import Any, Generic, TypeVar, cast
 
-from todo_ls.hosts.base import Capability, HostError, HostInfo
-from todo_ls.hosts.http import Backoff, HostHttp, OutageLog, reconnect_forever
 from todo_ls.supervisor.events import (
     Activity,
-    BusyKind,
-    Connected,
-    Disconnected,
-    HostEvent,
     PermissionAsked,
     PermissionReplied,
-    Resynced,
     Retrying,
     SessionDeleted,
     SessionEvent,
@@ -53,13 +37,6 @@ from todo_ls.supervisor.events import (
     TurnStarted,
     UserMessage,
 )
-
-log = logging.getLogger(__name__)
-
-KIND: Final = "opencode-v1"
-PASSWORD_ENV = "OPENCODE_SERVER_PASSWORD"
-USERNAME_ENV = "OPENCODE_SERVER_USERNAME"
-HEARTBEAT_INTERVAL = 10.0  # seconds between `server.heartbeat` events (observed)
 
 # Events that say nothing about a session's work: dropped without a log line.
 NOISE = frozenset(
@@ -96,7 +73,6 @@ NOISE = frozenset(
 _TODO_STATUSES: frozenset[str] = frozenset({"pending", "in_progress", "completed", "cancelled"})
 _MAX_OPEN_SPANS = 1024  # per session (spans are ended by their own events or at turn end)
 _ENDED = "\0ended"  # V1Memory.tools value of a finished call (no output can equal it)
-_TOAST_VARIANTS = frozenset({"info", "success", "warning", "error"})
 
 K = TypeVar("K")
 V = TypeVar("V")
@@ -373,195 +349,3 @@ def normalize_all(
     """`normalize` over a sequence with one shared memory (e.g. a recorded stream)."""
     memory = memory if memory is not None else V1Memory()
     return [out for raw in events for out in normalize(raw, memory)]
-
-
-class OpencodeV1Host:
-    """`Host` for an OpenCode 1.x server. `directories` are the workspace folders: the busy
-    snapshot of v1 is per directory, so resync asks each of them."""
-
-    def __init__(
-        self,
-        http: HostHttp,
-        *,
-        version: str | None,
-        directories: Sequence[str] = (),
-        heartbeat_interval: float = HEARTBEAT_INTERVAL,
-        backoff: Backoff | None = None,
-        now: Callable[[], float] = time.time,
-        recent_seconds: float = 3600.0,
-    ) -> None:
-        self._http = http
-        self._version = version
-        self._directories = tuple(directories)
-        self._idle_timeout = 2 * heartbeat_interval + 5  # two missed heartbeats, some slack
-        self._backoff = backoff or Backoff()
-        self._now = now
-        self._recent = recent_seconds
-        self._memory = V1Memory()
-        self._session_dirs: Bounded[str, str] = Bounded(1024)
-        self._seen: Bounded[str, None] = Bounded(32)  # sessions with recent events
-        self._outage = OutageLog(log, "OpenCode event stream")
-
-    @property
-    def info(self) -> HostInfo:
-        return HostInfo(KIND, self._http.base_url, self._version)
-
-    @property
-    def capabilities(self) -> frozenset[Capability]:
-        return frozenset(Capability)
-
-    def set_directories(self, directories: Sequence[str]) -> None:
-        """The workspace folders changed; the next resync and busy snapshot use these."""
-        self._directories = tuple(directories)
-
-    # --- events ---------------------------------------------------------------------------
-
-    def watch(self) -> AsyncIterator[HostEvent]:
-        """See `Host.watch`. The stream is `/global/event` (every directory)."""
-        return reconnect_forever(self._connect, self._dropped, self._backoff)
-
-    def _dropped(self, error: HostError | None) -> HostEvent:
-        text = str(error) if error else "event stream closed by the server"
-        self._outage.lost(text)
-        return Disconnected(text)
-
-    async def _connect(self, mark_healthy: Callable[[], None]) -> AsyncIterator[HostEvent]:
-        async with self._http.open_stream(
-            "/global/event", idle_timeout=self._idle_timeout
-        ) as frames:
-            await self._refresh_version()
-            yield Connected(KIND, self._http.base_url, self._version)
-            resynced = await self.resync()
-            mark_healthy()  # the snapshot came: the connection is usable
-            self._outage.restored()
-            yield resynced
-            async for frame in frames:
-                try:
-                    raw = json.loads(frame.data)
-                except ValueError:
-                    log.debug("ignoring a non-JSON event frame (%d bytes)", len(frame.data))
-                    continue
-                if isinstance(raw, dict):
-                    for event in self._normalize(raw):
-                        yield event
-
-    def _normalize(self, raw: Mapping[str, Any]) -> list[SessionEvent]:
-        known = len(self._memory.unknown_types)
-        events = normalize(raw, self._memory)
-        if len(self._memory.unknown_types) != known:
-            payload = _dict(raw.get("payload")) if "payload" in raw else raw
-            log.debug("ignoring OpenCode event type %r (logged once)", payload.get("type"))
-        for event in events:
-            self._seen[event.session_id] = None
-            if isinstance(event, SessionUpdated) and event.info.directory:
-                self._session_dirs[event.session_id] = event.info.directory
-        return events
-
-    async def _refresh_version(self) -> None:
-        health = _dict(await self._http.get_json("/global/health"))
-        self._version = _str(health.get("version")) or self._version
-
-    async def resync(self) -> Resynced:
-        """The authoritative snapshot: busy sessions, session infos, todo lists of busy or
-        recently active root sessions."""
-        busy = await self.busy_sessions()
-        sessions: dict[str, SessionInfo] = {}
-        for params in self._directory_params():
-            listed = await self._http.get_json("/session", {**params, "limit": "50"})
-            for raw in listed if isinstance(listed, list) else []:
-                info = session_info(raw)
-                if info is not None:
-                    sessions.setdefault(info.id, info)
-                    if _recent(raw, self._now(), self._recent):
-                        self._seen[info.id] = None
-        for sid in busy:
-            if sid not in sessions and (info := await self.session(sid)) is not None:
-                sessions[sid] = info
-        for info in sessions.values():
-            if info.directory:
-                self._session_dirs[info.id] = info.directory
-        wanted = [sid for sid in busy] + [sid for sid in reversed(self._seen.ordered_keys())]
-        todos: dict[str, tuple[SessionTodo, ...]] = {}
-        for sid in dict.fromkeys(wanted):
-            info = sessions.get(sid)
-            if info is not None and info.parent_id is not None:
-                continue  # children are never nudged; their lists do not matter
-            try:
-                todos[sid] = await self.todos(sid)
-            except HostError as exc:
-                if exc.kind != "not-found":
-                    raise
-        return Resynced(busy, tuple(sessions.values()), todos)
-
-    def _directory_params(self) -> list[dict[str, str]]:
-        return [{"directory": d} for d in self._directories] or [{}]
-
-    # --- reads ----------------------------------------------------------------------------
-
-    async def session(self, session_id: str) -> SessionInfo | None:
-        """`GET /session/{id}`; None on 404."""
-        try:
-            raw = await self._http.get_json(f"/session/{session_id}")
-        except HostError as exc:
-            if exc.kind == "not-found":
-                return None
-            raise
-        info = session_info(raw)
-        if info is not None and info.directory:
-            self._session_dirs[info.id] = info.directory
-        return info
-
-    async def busy_sessions(self) -> Mapping[str, BusyKind]:
-        """`GET /session/status` for each workspace folder (it is per directory on v1)."""
-        busy: dict[str, BusyKind] = {}
-        for params in self._directory_params():
-            raw = _dict(await self._http.get_json("/session/status", params))
-            for sid, status in raw.items():
-                kind = _dict(status).get("type")
-                if kind in ("busy", "retry"):
-                    busy[sid] = cast(BusyKind, kind)
-        return busy
-
-    async def todos(self, session_id: str) -> tuple[SessionTodo, ...]:
-        """`GET /session/{id}/todo`; raises HostError("not-found") for an unknown session."""
-        return session_todos(await self._http.get_json(f"/session/{session_id}/todo"))
-
-    # --- actions --------------------------------------------------------------------------
-
-    async def nudge(self, session_id: str, text: str, description: str) -> None:
-        """Send `text` as a synthetic user text part (`prompt_async`, 204). v1 has no field
-        for `description`; the text is self-contained. 404 → HostError("not-found")."""
-        directory = self._session_dirs.get(session_id)
-        if directory is None:
-            info = await self.session(session_id)
-            if info is None:
-                raise HostError("not-found", f"session {session_id} not found")
-            directory = info.directory
-        params = {"directory": directory} if directory else None
-        body = {"parts": [{"type": "text", "text": text, "synthetic": True}]}
-        await self._http.send(
-            "POST", f"/session/{session_id}/prompt_async", params=params, json=body
-        )
-
-    async def toast(self, title: str, message: str, variant: str) -> bool:
-        """`POST /tui/show-toast` (answers true even with no TUI attached). Best effort."""
-        body = {
-            "title": title,
-            "message": message,
-            "variant": variant if variant in _TOAST_VARIANTS else "info",
-        }
-        try:
-            await self._http.send("POST", "/tui/show-toast", json=body)
-        except HostError as exc:
-            log.debug("toast not shown: %s", exc)
-            return False
-        return True
-
-    async def aclose(self) -> None:
-        await self._http.aclose()
-
-
-def _recent(raw: Any, now: float, window: float) -> bool:
-    updated = _dict(_dict(raw).get("time")).get("updated")
-    is_root = _dict(raw).get("parentID") is None
-    return is_root and isinstance(updated, (int, float)) and now - updated / 1000 <= window

@@ -30,6 +30,7 @@ from todo_ls.supervisor.clock import Clock, SystemClock
 if TYPE_CHECKING:  # these load on `initialized`, after the `initialize` answer
     from todo_ls.config import SupervisorSettings
     from todo_ls.hosts.base import Host
+    from todo_ls.server.hook_sessions import HookSessions
     from todo_ls.store import Store
     from todo_ls.supervisor.runtime import Runtime
 
@@ -55,6 +56,9 @@ class Supervision:
         self._connect = connect or _discover
         self._clock = clock or SystemClock()
         self._runtime: Runtime | None = None
+        # Sessions of agents reached through hooks: listed from the store beside the runtime's.
+        self._hooks: HookSessions | None = None
+        self._hook_watch: asyncio.Task[None] | None = None
         self._own_store: Store | None = None
         self._started = False
         self._restart: asyncio.Task[None] | None = None
@@ -73,10 +77,15 @@ class Supervision:
         except RuntimeError:
             log.warning("supervisor: no event loop; not started")
             return
+        from todo_ls.server.hook_sessions import HookSessions
         from todo_ls.supervisor.runtime import IndexWorkspace, Runtime
 
         store = self._store()
         workspace = IndexWorkspace(self._ls.workspace_index)
+        self._hooks = HookSessions(
+            store, workspace.folders, workspace.file_items, self._clock, settings.scope
+        )
+        self._hook_watch = asyncio.get_running_loop().create_task(self._hooks.watch(self._changed))
 
         async def connect() -> Host:
             return await self._connect(settings, list(workspace.folders()))
@@ -100,6 +109,12 @@ class Supervision:
         await self._stop_runtime()
 
     async def _stop_runtime(self) -> None:
+        watch, self._hook_watch = self._hook_watch, None
+        self._hooks = None
+        if watch is not None:
+            watch.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await watch
         runtime, self._runtime = self._runtime, None
         if runtime is not None:
             await runtime.stop()
@@ -138,35 +153,88 @@ class Supervision:
     # --- status -----------------------------------------------------------------------------
 
     def status(self) -> dict[str, Any]:
-        """The `supervisor` part of `todoLs/status` (camelCase wire shape)."""
+        """The `supervisor` part of `todoLs/status` (camelCase wire shape): the runtime's
+        sessions, then those of agents reached through hooks."""
         if self._runtime is None:
             return {
                 "enabled": bool(self._ls.settings.supervisor.enabled),
                 "host": None,
                 "sessions": [],
             }
-        return self._runtime.status()
+        status = self._runtime.status()
+        if self._hooks is not None:
+            status["sessions"] = [*status["sessions"], *self._hook_entries()]
+        return status
 
     def state_word(self) -> str | None:
-        """One word for the status text (`working`, `idle`, …) or None."""
-        return None if self._runtime is None else self._runtime.state_word()
+        """One word for the status text (`working`, `idle`, …) or None. Without an OpenCode
+        server the word is `disconnected` unless a hook-host session is listed."""
+        runtime = self._runtime
+        if runtime is None:
+            return None
+        from todo_ls.supervisor.policy import aggregate_state
+
+        hooks = self._hook_states()
+        word = runtime.state_word()
+        if not hooks:
+            return word
+        if word == "disconnected":
+            return aggregate_state(hooks)
+        return aggregate_state([*hooks, *([word] if word else [])])  # type: ignore[list-item]
+
+    def _hook_entries(self) -> list[dict[str, Any]]:
+        try:
+            return [] if self._hooks is None else self._hooks.entries()
+        except Exception:
+            log.exception("supervisor: cannot list the hook-host sessions")
+            return []
+
+    def _hook_states(self) -> list[Any]:
+        try:
+            return [] if self._hooks is None else self._hooks.states()
+        except Exception:
+            log.exception("supervisor: cannot read the hook-host sessions")
+            return []
 
     # --- commands ---------------------------------------------------------------------------
 
     async def nudge(self, session_id: str | None) -> dict[str, Any]:
         if self._runtime is None:
             return {"sent": [], "skipped": [{"sessionID": session_id, "reason": NOT_RUNNING}]}
-        return await self._runtime.nudge(session_id)
+        hooks = self._hooks
+        if hooks is not None and session_id is not None and hooks.find(session_id):
+            return {"sent": [], "skipped": hooks.nudge(session_id)}
+        result = await self._runtime.nudge(session_id)
+        if hooks is not None and session_id is None:
+            extra = hooks.nudge(None)
+            if extra:  # "no supervised session" no longer holds
+                kept = [s for s in result["skipped"] if s.get("sessionID") is not None]
+                result["skipped"] = [*kept, *extra]
+        return result
 
     async def pause(self, session_id: str | None) -> dict[str, Any]:
         if self._runtime is None:
             return {"sessions": [], "reason": NOT_RUNNING}
-        return self._runtime.pause(session_id)
+        return self._hook_command(session_id, "pause")
 
     async def resume(self, session_id: str | None) -> dict[str, Any]:
         if self._runtime is None:
             return {"sessions": [], "reason": NOT_RUNNING}
-        return self._runtime.resume(session_id)
+        return self._hook_command(session_id, "resume")
+
+    def _hook_command(self, session_id: str | None, name: str) -> dict[str, Any]:
+        """Pause or resume: a hook-host session through the store, the others through the
+        runtime; without a session id, both."""
+        assert self._runtime is not None
+        hooks = self._hooks
+        if hooks is not None and session_id is not None and hooks.find(session_id):
+            result = {"sessions": getattr(hooks, name)(session_id)}
+        else:
+            result = getattr(self._runtime, name)(session_id)
+            if hooks is not None and session_id is None:
+                result["sessions"] = [*result["sessions"], *getattr(hooks, name)(None)]
+        self._changed()
+        return result
 
     # --- helpers ----------------------------------------------------------------------------
 

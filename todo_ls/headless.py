@@ -1,13 +1,14 @@
-"""`todo-ls supervise [--url URL] [--directory DIR] [--settings JSON]`: the supervisor without an
-editor.
+"""`todo-ls supervise [--url URL] [--directory DIR] [--settings JSON|FILE]`: the supervisor
+without an editor.
 
-Headless there are no editor settings: the defaults apply, plus `--url` and `--settings` (the
-`todoLs` object an editor would send, e.g. shorter timings). The subscribed files of the folder
-are the ones subscribed by command in the shared store (from an editor, or the agent's own
-`todoLs.subscribe`), so the same files count as in the editor. Stdout gets one
-line per session whenever its state changes and one line per nudge; logs go to stderr.
-SIGINT / SIGTERM stop it cleanly (exit 0); bad arguments exit 2 with a one-line error.
-"""
+Headless there are no editor settings: the folder's project file (`todo-ls.toml`) applies,
+with `--settings` (the `todoLs` object an editor would send, inline or in a JSON file, e.g.
+shorter timings) over it key by key and `--url` over both. The subscribed files of the folder
+are its `markdownFiles` plus the ones subscribed by command in the shared store (from an
+editor, or the agent's own `todoLs.subscribe`), so the same files count as in the editor.
+Stdout gets one line per session whenever its state changes and one line per nudge; logs go
+to stderr. SIGINT / SIGTERM stop it cleanly (exit 0); bad arguments exit 2 with a one-line
+error."""
 
 from __future__ import annotations
 
@@ -18,13 +19,14 @@ import logging
 import os
 import signal
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 from urllib.parse import urlsplit
 
+from todo_ls import project_file
 from todo_ls.checklist.model import StateRegistry
-from todo_ls.config import SupervisorSettings, load_settings
+from todo_ls.config import Settings, SupervisorSettings, load_settings
 from todo_ls.hosts.base import Host
 from todo_ls.store import Store
 from todo_ls.supervisor.clock import Clock, SystemClock
@@ -84,15 +86,18 @@ async def supervise(
     clock: Clock | None = None,
     store: Store | None = None,
     stop: asyncio.Event | None = None,
+    markdown_files: Sequence[str] = (),
+    registry: StateRegistry | None = None,
+    state_dir: Path | None = None,
 ) -> int:
     """Run until `stop` is set (or SIGINT / SIGTERM). Returns the exit code."""
     own_store = store is None
-    store = store or Store.open()
+    store = store or Store.open(state_dir)
     clock = clock or SystemClock()
     stop = stop or asyncio.Event()
     index = WorkspaceIndex(store)
     index.set_folders([Folder.from_path(folder)])
-    index.configure([], StateRegistry.default())
+    index.configure(markdown_files, registry or StateRegistry.default())
 
     async def discover() -> Host:
         from todo_ls.hosts.discovery import connect_host
@@ -144,26 +149,65 @@ def _fail(message: str) -> int:
     return 2
 
 
-def _settings(raw_json: str | None, url: str | None) -> SupervisorSettings | str:
-    """The supervisor settings from `--settings` (the editor's `todoLs` object) and `--url`,
-    or why they cannot be used. An invalid key falls back to its default with a warning."""
-    raw: object = None
-    if raw_json is not None:
+class _BadSettings(ValueError):
+    """`--settings` cannot be used; the message says why in one line."""
+
+
+def _is_file(text: str) -> Path | None:
+    path = Path(text).expanduser()
+    try:
+        return path if path.is_file() else None
+    except OSError:  # e.g. inline JSON longer than a file name may be
+        return None
+
+
+def _settings_object(text: str) -> object:
+    """The `--settings` value as JSON: the path of a JSON file, else inline JSON text. The
+    error names which of the two the value was taken for."""
+    path = _is_file(text)
+    if path is not None:
         try:
-            raw = json.loads(raw_json)
+            return json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError) as err:
+            raise _BadSettings(f"--settings file {str(path)!r} cannot be read: {err}") from err
         except ValueError as err:
-            return f"--settings is not JSON: {err}"
+            raise _BadSettings(f"--settings file {str(path)!r} is not JSON: {err}") from err
+    try:
+        return json.loads(text)
+    except ValueError as err:
+        raise _BadSettings(
+            f"--settings is neither a JSON file nor inline JSON ({err}): {text!r}"
+        ) from err
+
+
+def headless_settings(text: str | None, url: str | None, folder: Path) -> Settings | str:
+    """The settings from the folder's project file, `--settings` (the `todoLs` object an
+    editor would send, inline or in a file) over it key by key and `--url` over both, or why
+    they cannot be used. An invalid key falls back to its default with a warning naming it."""
+    raw: object = None
+    if text is not None:
+        try:
+            raw = _settings_object(text)
+        except _BadSettings as err:
+            return str(err)
         if not isinstance(raw, dict):
             return "--settings must be a JSON object"
-    loaded = load_settings(raw)
+    project = project_file.read(folder)
+    if project.error:
+        sys.stderr.write(f"todo-ls supervise: {project.error}\n")
+    loaded = load_settings(project_file.layered(project.settings, raw))
     for warning in loaded.warnings:
         sys.stderr.write(f"todo-ls supervise: {warning}\n")
-    supervisor = loaded.settings.supervisor
-    return supervisor if url is None else supervisor.model_copy(update={"url": url})
+    settings = loaded.settings
+    if url is None:
+        return settings
+    supervisor = settings.supervisor.model_copy(update={"url": url})
+    return settings.model_copy(update={"supervisor": supervisor})
 
 
 def run_supervise(url: str | None, directory: str | None, settings: str | None = None) -> int:
-    """Entry point of `todo-ls supervise`; `settings` is the `--settings` JSON text."""
+    """Entry point of `todo-ls supervise`; `settings` is the `--settings` value (JSON text or
+    the path of a JSON file)."""
     if url is not None:
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
@@ -171,10 +215,19 @@ def run_supervise(url: str | None, directory: str | None, settings: str | None =
     folder = normalize(directory or os.getcwd())
     if not folder.is_dir():
         return _fail(f"--directory {str(folder)!r} is not a directory")
-    supervisor = _settings(settings, url)
-    if isinstance(supervisor, str):
-        return _fail(supervisor)
+    loaded = headless_settings(settings, url, folder)
+    if isinstance(loaded, str):
+        return _fail(loaded)
     try:
-        return asyncio.run(supervise(supervisor, folder, sys.stdout))
+        return asyncio.run(
+            supervise(
+                loaded.supervisor,
+                folder,
+                sys.stdout,
+                markdown_files=loaded.markdown_files,
+                registry=StateRegistry.from_settings(loaded.states),
+                state_dir=Path(loaded.state_dir).expanduser() if loaded.state_dir else None,
+            )
+        )
     except KeyboardInterrupt:
         return 0

@@ -1,0 +1,344 @@
+"""`todo-ls hook` as the agents run it: a process reading one JSON input on stdin.
+
+Covers the store round trips (episodes, pauses, the session's own list), exactly one block
+across parallel processes of one Stop, and failing open: whatever goes wrong, exit 0, nothing
+on stdout (the agent stops normally) and one line in the hook log.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from todo_ls.hook import run, sources
+from todo_ls.store import Store
+
+PLAN = "# Plan\n\n- [ ] write the parser\n- [x] tokens\n- [ ] ship it\n"
+Hook = Callable[..., dict[str, Any] | None]
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    folder = tmp_path / "project"
+    folder.mkdir()
+    (folder / "PLAN.md").write_text(PLAN, encoding="utf-8")
+    (folder / "todo-ls.toml").write_text('markdownFiles = ["PLAN.md"]\n', encoding="utf-8")
+    (folder / "transcript.jsonl").write_text("{}\n", encoding="utf-8")
+    return folder
+
+
+@pytest.fixture
+def env(tmp_path: Path) -> dict[str, str]:
+    return {"TODO_LS_STATE_DIR": str(tmp_path / "state"), "HOME": str(tmp_path / "home")}
+
+
+def payload(project: Path, event: str = "Stop", **extra: Any) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "session_id": "s1",
+        "cwd": str(project),
+        "hook_event_name": event,
+        "transcript_path": str(project / "transcript.jsonl"),
+    }
+    if event == "Stop":
+        data.update(prompt_id="p1", stop_hook_active=False, last_assistant_message="done")
+    return {**data, **extra}
+
+
+@pytest.fixture
+def hook(project: Path, env: dict[str, str]) -> Hook:
+    """Run the hook in-process (the edge's own `main`) and return its parsed answer."""
+
+    def call(event: str = "Stop", host: str | None = None, **extra: Any) -> dict[str, Any] | None:
+        out = io.StringIO()
+        argv = ["--host", host] if host else []
+        stdin = io.StringIO(json.dumps(payload(project, event, **extra)))
+        assert run.main(argv, stdin=stdin, stdout=out, env=env) == 0
+        return json.loads(out.getvalue()) if out.getvalue() else None
+
+    return call
+
+
+def grow(project: Path) -> None:
+    """The agent did something: its transcript grew."""
+    with (project / "transcript.jsonl").open("a", encoding="utf-8") as f:
+        f.write('{"type": "assistant"}\n')
+
+
+def store(env: dict[str, str]) -> Store:
+    return Store.open(Path(env["TODO_LS_STATE_DIR"]))
+
+
+def log_lines(env: dict[str, str]) -> list[str]:
+    path = Path(env["TODO_LS_STATE_DIR"]) / run.LOG_NAME
+    return path.read_text(encoding="utf-8").splitlines() if path.exists() else []
+
+
+def test_stop_blocks_once_then_again_only_after_work(hook: Hook, project: Path) -> None:
+    first = hook()
+    assert first is not None and first["decision"] == "block"
+    assert "PLAN.md:3" in first["reason"] and "PLAN.md:5" in first["reason"]
+    assert hook() is None  # a retry of the same Stop
+    grow(project)
+    second = hook(stop_hook_active=True)
+    assert second is not None and second["reason"].startswith("todo-ls: Stop nudge #2")
+    grow(project)
+    # Once the boxes are ticked on disk, the agent stops freely.
+    (project / "PLAN.md").write_text(PLAN.replace("[ ]", "[x]"), encoding="utf-8")
+    assert hook(stop_hook_active=True) is None
+
+
+def test_lines_the_agent_appends_around_hooks_are_not_work(hook: Hook, project: Path) -> None:
+    # A second registration of the hook runs a moment later, after the agent appended its own
+    # bookkeeping to the transcript: the same Stop, so no second block.
+    transcript = project / "transcript.jsonl"
+    with transcript.open("a", encoding="utf-8") as f:
+        f.write(json.dumps({"type": "assistant", "message": {"content": "Done."}}) + "\n")
+    assert hook() is not None
+    with transcript.open("a", encoding="utf-8") as f:
+        f.write(json.dumps({"type": "attachment", "hookEvent": "Stop"}) + "\n")
+        f.write(json.dumps({"type": "system", "subtype": "stop_hook_summary"}) + "\n")
+    assert hook() is None
+    # The model answering the nudge is work: the next Stop may block again.
+    with transcript.open("a", encoding="utf-8") as f:
+        f.write(json.dumps({"type": "assistant", "message": {"content": "On it."}}) + "\n")
+    assert hook(stop_hook_active=True) is not None
+
+
+def test_codex_output_lines_mark_work(tmp_path: Path) -> None:
+    rollout = tmp_path / "rollout.jsonl"
+    answer = {"type": "response_item", "payload": {"type": "message", "role": "assistant"}}
+    prompt = {"type": "response_item", "payload": {"type": "message", "role": "user"}}
+    lines = [json.dumps(answer), json.dumps(prompt), json.dumps({"type": "event_msg"})]
+    rollout.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert sources.last_output(rollout) == len(lines[0]) + 1
+    call = {"type": "response_item", "payload": {"type": "function_call", "name": "exec"}}
+    with rollout.open("a", encoding="utf-8") as f:
+        f.write(json.dumps(call) + "\n")
+    assert sources.last_output(rollout) == rollout.stat().st_size
+    other = tmp_path / "chat.json"  # a format without recognised lines: its size stands in
+    other.write_text('{"messages": []}', encoding="utf-8")
+    assert sources.last_output(other) == other.stat().st_size
+    assert sources.last_output(tmp_path / "missing.jsonl") is None
+
+
+def test_no_progress_pauses_after_the_configured_blocks(
+    hook: Hook, project: Path, env: dict[str, str]
+) -> None:
+    (project / "todo-ls.toml").write_text(
+        'markdownFiles = ["PLAN.md"]\n[supervisor]\nmaxNoProgressNudges = 3\n', encoding="utf-8"
+    )
+    blocks = 0
+    for _ in range(8):  # a model that answers but never ticks a box
+        blocks += hook(stop_hook_active=blocks > 0) is not None
+        grow(project)
+    assert blocks == 3
+    session = store(env).hook_session("s1")
+    assert session is not None
+    assert (session.state, session.paused, session.host) == ("paused", "no-progress", "claude-code")
+    # A real prompt starts a new episode: supervised again.
+    hook("UserPromptSubmit", prompt="try again", prompt_id="p2")
+    assert hook(prompt_id="p2") is not None
+
+
+def test_user_pause_and_interrupt_stop_blocking_until_the_next_prompt(
+    hook: Hook, project: Path, env: dict[str, str]
+) -> None:
+    shared = store(env)
+    shared.pause("s1", "user", 1.0)
+    assert hook() is None
+    shared.resume("s1")
+    hook("Interrupt", host="codex", turn_id="t1")
+    assert shared.paused("s1") is not None and shared.paused("s1").reason == "interrupt"  # type: ignore[union-attr]
+    assert hook(host="codex", turn_id="t1") is None
+    hook("UserPromptSubmit", host="codex", turn_id="t2", prompt="go on")
+    assert shared.paused("s1") is None
+    answer = hook(host="codex", turn_id="t2")
+    assert answer is not None and answer["decision"] == "block"
+
+
+def test_a_failed_turn_pauses_but_a_pause_command_survives_prompts(
+    hook: Hook, env: dict[str, str]
+) -> None:
+    hook("StopFailure", error="overloaded")
+    shared = store(env)
+    assert shared.paused("s1").reason == "error"  # type: ignore[union-attr]
+    assert hook() is None
+    shared.pause("s1", "user", 2.0)
+    hook("UserPromptSubmit", prompt="go", prompt_id="p9")
+    assert shared.paused("s1").reason == "user"  # type: ignore[union-attr]
+
+
+def test_subagent_stop_and_background_tasks_never_block(hook: Hook) -> None:
+    assert hook("SubagentStop", agent_id="a1") is None
+    assert hook(background_tasks=[{"id": "b1", "type": "bash", "status": "running"}]) is None
+    assert hook() is not None
+
+
+def test_claude_tasks_and_todowrite_become_the_sessions_list(
+    hook: Hook, project: Path, env: dict[str, str]
+) -> None:
+    (project / "PLAN.md").write_text("- [x] all done\n", encoding="utf-8")
+    hook(
+        "PostToolUse",
+        tool_name="TodoWrite",
+        tool_input={
+            "todos": [
+                {"content": "Refactor", "status": "in_progress", "activeForm": "Refactoring"},
+                {"content": "Test", "status": "completed", "activeForm": "Testing"},
+            ]
+        },
+    )
+    assert store(env).session_todos("s1") == [
+        {"content": "Refactor", "status": "in_progress"},
+        {"content": "Test", "status": "completed"},
+    ]
+    answer = hook()
+    assert answer is not None and "- Refactor (in progress)" in answer["reason"]
+    # Claude Code tasks (files per task) win where they exist.
+    tasks = Path(env["HOME"]) / ".claude" / "tasks" / "s1"
+    tasks.mkdir(parents=True)
+    for n, status in ((1, "completed"), (2, "completed")):
+        task = {"id": str(n), "subject": f"task {n}", "status": status, "blocks": []}
+        (tasks / f"{n}.json").write_text(json.dumps(task), encoding="utf-8")
+    grow(project)
+    assert hook(stop_hook_active=True) is None
+    assert [t["status"] for t in store(env).session_todos("s1") or []] == ["completed"] * 2
+
+
+def test_codex_plan_is_read_from_the_rollout(
+    hook: Hook, project: Path, env: dict[str, str]
+) -> None:
+    (project / "PLAN.md").write_text("", encoding="utf-8")
+    plan = {
+        "plan": [
+            {"step": "Read code", "status": "completed"},
+            {"step": "Fix bug", "status": "pending"},
+        ]
+    }
+    call = {"type": "function_call", "name": "update_plan", "arguments": json.dumps(plan)}
+    rollout = project / "rollout.jsonl"
+    lines = [{"type": "session_meta", "payload": {}}, {"type": "response_item", "payload": call}]
+    rollout.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    answer = hook(host="codex", turn_id="t1", transcript_path=str(rollout))
+    assert answer is not None and "- Fix bug" in answer["reason"]
+    assert "Read code" not in answer["reason"]
+    assert sources.codex_plan(rollout) == [
+        {"content": "Read code", "status": "completed"},
+        {"content": "Fix bug", "status": "pending"},
+    ]
+
+
+def test_gemini_after_agent_is_denied_with_the_reason(hook: Hook) -> None:
+    answer = hook("AfterAgent", host="gemini-cli", prompt="go", prompt_response="done")
+    assert answer is not None and answer["decision"] == "deny"
+
+
+def test_project_file_warnings_go_to_the_log_and_defaults_apply(
+    hook: Hook, project: Path, env: dict[str, str]
+) -> None:
+    (project / "todo-ls.toml").write_text(
+        'markdownFiles = ["PLAN.md"]\n[supervisor]\nmaxNudgesPerEpisode = "many"\n',
+        encoding="utf-8",
+    )
+    assert hook() is not None
+    (line,) = log_lines(env)
+    assert "Invalid setting todoLs.supervisor.maxNudgesPerEpisode" in line
+
+
+# --- the process, as the agents run it ---------------------------------------------------
+
+
+def spawn(data: bytes, env: dict[str, str]) -> subprocess.CompletedProcess[bytes]:
+    full = {**os.environ, **env}
+    return subprocess.run(
+        [sys.executable, "-m", "todo_ls", "hook"], input=data, capture_output=True, env=full
+    )
+
+
+@pytest.mark.parametrize(
+    "data", [b"", b"\xff\xfe not json", b'{"hook_event_name": "Stop"}', b'{"hook_event_name": 3}']
+)
+def test_bad_input_fails_open_with_one_log_line(data: bytes, env: dict[str, str]) -> None:
+    done = spawn(data, env)
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
+    assert len(log_lines(env)) == 1
+
+
+def test_a_wrong_command_line_fails_open_too(project: Path, env: dict[str, str]) -> None:
+    # Exit code 2 would block the agent with stderr as the reason.
+    full = {**os.environ, **env}
+    done = subprocess.run(
+        [sys.executable, "-m", "todo_ls", "hook", "--host", "cursor"],
+        input=json.dumps(payload(project)).encode(),
+        capture_output=True,
+        env=full,
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
+    (line,) = log_lines(env)
+    assert "bad command line" in line and "--host claude-code|codex|gemini-cli" in line
+
+
+def test_corrupt_store_fails_open(project: Path, env: dict[str, str]) -> None:
+    state = Path(env["TODO_LS_STATE_DIR"])
+    state.mkdir(parents=True)
+    (state / "state.db").write_bytes(b"this is not a database" * 100)
+    done = spawn(json.dumps(payload(project)).encode(), env)
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
+    (line,) = log_lines(env)
+    assert "state store unusable" in line
+
+
+def test_unusable_state_folder_fails_open_and_logs_beside_it(
+    project: Path, env: dict[str, str], tmp_path: Path
+) -> None:
+    # A state folder that cannot be written (here a file sits where it should be: this also
+    # holds for root, whom folder permissions do not stop): the log goes to the temp folder.
+    Path(env["TODO_LS_STATE_DIR"]).write_text("not a folder", encoding="utf-8")
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    done = spawn(json.dumps(payload(project)).encode(), {**env, "TMPDIR": str(temp)})
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
+    (log,) = temp.glob("todo-ls-*/hook.log")
+    (line,) = log.read_text(encoding="utf-8").splitlines()
+    assert "state store unusable" in line
+
+
+def test_parallel_processes_of_one_stop_block_once(project: Path, env: dict[str, str]) -> None:
+    data = json.dumps(payload(project)).encode()
+    full = {**os.environ, **env}
+    spawn(json.dumps(payload(project, "SessionStart", source="startup")).encode(), env)
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "todo_ls", "hook", "--host", "claude-code"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=full,
+        )
+        for _ in range(3)
+    ]
+    outs = [p.communicate(data, timeout=60) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0, 0]
+    assert [err for _, err in outs] == [b"", b"", b""]
+    answers = [json.loads(out) for out, _ in outs if out]
+    assert len(answers) == 1 and answers[0]["decision"] == "block"
+    assert store(env).episode_nudge_count("s1") == 1
+
+
+def test_output_far_back_in_a_long_transcript_is_found(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sources, "TRANSCRIPT_TAILS", (64, 4096))
+    transcript = tmp_path / "t.jsonl"
+    head = json.dumps({"type": "assistant", "message": {"content": "ran the tests"}}) + "\n"
+    noise = "".join(json.dumps({"type": "user", "tool": "x" * 40}) + "\n" for _ in range(20))
+    transcript.write_text(head + noise, encoding="utf-8")
+    assert sources.last_output(transcript) == len(head)  # found in the second, longer tail

@@ -1,0 +1,278 @@
+"""The edge of `todo-ls hook`: stdin, the project file, the store, stdout, the log.
+
+Fail open: whatever goes wrong (unreadable input, an unknown event, an unusable store, any
+exception) the hook exits 0 with nothing on stdout, so the agent stops as if todo-ls were not
+installed, and one line goes to `hook.log` in the state folder. It never blocks by accident and
+never prints a traceback where the agent's user would see it.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, TextIO
+
+from todo_ls import project_file
+from todo_ls.hook import core, protocol, sources
+from todo_ls.hook.settings import LightSettings, load
+from todo_ls.store import Store, default_state_dir
+from todo_ls.supervisor.policy import LIFTED_BY_PROMPT
+
+if TYPE_CHECKING:
+    from todo_ls.checklist.model import FileItem
+
+LOG_NAME = "hook.log"
+LOG_MAX_BYTES = 1_000_000  # then the log starts over, keeping one older file
+MAX_INPUT_BYTES = 16 * 1024 * 1024
+USAGE = "usage: todo-ls hook [--host claude-code|codex|gemini-cli] < hook-input.json"
+
+
+class HookFailure(Exception):
+    """The hook cannot act; the message is the log line."""
+
+
+def main(
+    argv: Sequence[str],
+    stdin: TextIO | None = None,
+    stdout: TextIO | None = None,
+    env: Mapping[str, str] | None = None,
+    now: float | None = None,
+    fast_exit: bool = False,
+) -> int:
+    """Run one hook invocation. Always returns 0: any other exit code means something to the
+    agent (2 blocks it).
+
+    `fast_exit` (the `todo-ls hook` process) ends the process right after the answer is
+    flushed: closing the last connection to the store would checkpoint its write-ahead log,
+    which costs as much as the rest of the hook and is done by the next writer anyway."""
+    env = os.environ if env is None else env
+    state_dir = default_state_dir(env)
+    try:
+        host = _host_option(argv)
+    except ValueError:
+        # Exit code 2 would make the agent block with our stderr as the reason: fail open.
+        _log(state_dir, f"bad command line {' '.join(argv)!r}: {USAGE}")
+        return 0
+    event = "?"
+    try:
+        text = (stdin or sys.stdin).read(MAX_INPUT_BYTES)
+        hook = protocol.parse(text, env, host)
+        event = f"{hook.host} {hook.host_event}"
+        answer, state_dir, store = handle(hook, env, time.time() if now is None else now)
+    except Exception as exc:  # fail open, whatever it was
+        _log(state_dir, f"{event}: {_describe(exc)}")
+        return 0
+    if answer:
+        out = stdout or sys.stdout
+        out.write(answer + "\n")
+        out.flush()
+    if fast_exit:
+        os._exit(0)
+    store.close()
+    return 0
+
+
+def _host_option(argv: Sequence[str]) -> protocol.HostKind | None:
+    """`--host KIND` or `--host=KIND` (None: detect it); ValueError for anything else."""
+    args = list(argv)
+    if not args:
+        return None
+    value = args[1] if len(args) == 2 and args[0] == "--host" else None
+    if len(args) == 1 and args[0].startswith("--host="):
+        value = args[0].removeprefix("--host=")
+    kinds = {kind: kind for kind in protocol.HOST_KINDS}
+    if value not in kinds:
+        raise ValueError(USAGE)
+    return kinds[value]
+
+
+def _describe(exc: BaseException) -> str:
+    if isinstance(exc, (HookFailure, protocol.HookInputError)):
+        return str(exc)
+    return f"{type(exc).__name__}: {exc}".splitlines()[0]
+
+
+def handle(
+    hook: protocol.HookInput, env: Mapping[str, str], now: float
+) -> tuple[str | None, Path, Store]:
+    """Act on one hook input; returns the answer for stdout (None: let the agent stop), the
+    state folder used and the store, still open (the caller closes it)."""
+    folder = Path(os.path.normpath(os.path.abspath(protocol.project_dir(hook, env) or ".")))
+    project = project_file.read(folder)
+    settings, warnings = load(project.settings)
+    state_dir = Path(settings.state_dir).expanduser() if settings.state_dir else None
+    state_dir = state_dir or default_state_dir(env)
+    for line in ([project.error] if project.error else []) + warnings:
+        _log(state_dir, f"{hook.host} {hook.host_event}: {line}")
+    store = Store.open(state_dir, quiet=True)  # its warning is our log line
+    try:
+        if store.warning:  # moved aside or in memory: no history to keep a loop bounded
+            raise HookFailure(f"state store unusable: {store.warning}")
+        if hook.event == "stop":
+            return _stop(hook, store, settings, folder, env, now), state_dir, store
+        _record(hook, store, settings, folder, env, now)
+        return None, state_dir, store
+    except BaseException:
+        store.close()
+        raise
+
+
+def _record(
+    hook: protocol.HookInput,
+    store: Store,
+    settings: LightSettings,
+    folder: Path,
+    env: Mapping[str, str],
+    now: float,
+) -> None:
+    change = core.transition(hook, settings.pause_on_interrupt)
+    sid = hook.session_id
+    if change.new_episode:
+        pause = store.paused(sid)
+        if pause is not None and pause.reason in LIFTED_BY_PROMPT:
+            store.resume(sid)
+        store.start_episode(sid, now)
+    if change.pause:
+        store.pause(sid, change.pause, now, keep_user_pause=True)
+    if hook.event == "tool-use":
+        _store_own_list(hook, store, env, now, from_tool=True)
+    if change.state is not None:
+        store.record_hook_session(
+            sid,
+            hook.host,
+            str(folder),
+            change.state,
+            now,
+            detail=change.detail,
+            turn=change.turn,
+            title=change.title,
+        )
+
+
+def _stop(
+    hook: protocol.HookInput,
+    store: Store,
+    settings: LightSettings,
+    folder: Path,
+    env: Mapping[str, str],
+    now: float,
+) -> str | None:
+    from todo_ls.supervisor.policy import open_set, read_history
+
+    sid = hook.session_id
+    todos = _store_own_list(hook, store, env, now, from_tool=False) or []
+    own = [sources.Entry(t["content"], t["status"], t.get("priority")) for t in todos]
+    items = open_set(own, _file_items(folder, settings, store))
+    output = sources.last_output(Path(hook.transcript_path)) if hook.transcript_path else None
+    mark = core.work_mark(output, hook.last_message)
+    key = core.opportunity(hook.turn, mark, items.hash)
+    if store.has_stop_block(sid, key):
+        return None  # another process answered this very Stop (a second registration)
+    pause = store.paused(sid)
+    facts = core.StopFacts(
+        items=items,
+        pause_reason=pause.reason if pause else None,
+        history=read_history(store, sid, items.hash),
+        work_mark=mark,
+        last_block_mark=store.last_stop_mark(sid),
+        background_tasks=hook.background_tasks,
+        enabled=settings.enabled,
+    )
+    verdict = core.decide_stop(facts, settings)
+    answer = None
+    if verdict.block:
+        claim = store.claim_stop_block(sid, key, mark, items.hash, f"hook:{os.getpid()}", now)
+        if claim is None:
+            return None  # lost the race to a parallel process of the same Stop
+        answer = protocol.block_answer(hook.host, core.block_reason(items, claim.number))
+    store.record_hook_session(
+        sid,
+        hook.host,
+        str(folder),
+        verdict.state,
+        now,
+        paused=verdict.paused,
+        detail=verdict.detail,
+        turn=hook.turn,
+    )
+    return answer
+
+
+def _file_items(folder: Path, settings: LightSettings, store: Store) -> list[FileItem]:
+    """Every task item of the folder's subscribed files: its `markdownFiles` plus what was
+    subscribed by command in an editor, minus what was unsubscribed there (as the language
+    server computes it, without loading its index)."""
+    from todo_ls import checklist
+    from todo_ls.checklist.model import StateRegistry
+    from todo_ls.disk import DiskError, read_text
+    from todo_ls.globs import expand_patterns, normalize
+
+    overrides = store.subscription_overrides(str(folder))
+    paths = set(expand_patterns(folder, settings.markdown_files))
+    paths |= {normalize(p) for p in overrides.added}
+    paths -= {normalize(p) for p in overrides.removed}
+    registry = StateRegistry.from_settings(settings.states)
+    found: list[FileItem] = []
+    for path in sorted(paths):
+        try:
+            text = read_text(path).text
+        except (DiskError, OSError):
+            continue  # missing (not written yet), unreadable or not text: no items
+        relative = Path(os.path.relpath(path, folder)).as_posix()
+        found += checklist.file_items(checklist.parse(text, registry), relative)
+    return found
+
+
+def _store_own_list(
+    hook: protocol.HookInput, store: Store, env: Mapping[str, str], now: float, from_tool: bool
+) -> list[sources.Todo] | None:
+    """The session's own list from where its host keeps it, stored when it changed; else the
+    list stored earlier (a `TodoWrite` seen by the tool hook)."""
+    found: list[sources.Todo] | None = None
+    if hook.host == "claude-code":
+        if from_tool and hook.tool_name == "TodoWrite":
+            found = sources.todowrite_list(hook.tool_input)
+        elif hook.tool_name != "TodoWrite":
+            found = sources.claude_tasks(sources.claude_tasks_dir(hook.session_id, env))
+    elif hook.host == "codex" and hook.transcript_path:
+        found = sources.codex_plan(Path(hook.transcript_path))
+    stored = store.session_todos(hook.session_id)
+    if found is None:
+        return stored
+    if found != stored:
+        store.set_session_todos(hook.session_id, found, now)
+    return found
+
+
+def _temp_log_dir() -> Path:
+    import tempfile  # only when the log needs a place (start-up time)
+
+    user = os.getuid() if hasattr(os, "getuid") else "user"
+    return Path(tempfile.gettempdir()) / f"todo-ls-{user}"
+
+
+def _log(state_dir: Path, line: str) -> None:
+    """Append one line to the hook log; a state folder that cannot be written falls back to
+    the temp folder, and if that fails too the line is lost (never stderr)."""
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    text = f"{stamp} todo-ls hook: {line}\n"
+    for directory in (state_dir, _temp_log_dir()):
+        try:
+            directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+            path = directory / LOG_NAME
+            try:
+                if path.stat().st_size > LOG_MAX_BYTES:
+                    os.replace(path, path.with_name(LOG_NAME + ".1"))
+            except FileNotFoundError:
+                pass
+            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            try:
+                os.write(fd, text.encode("utf-8", "replace"))
+            finally:
+                os.close(fd)
+            return
+        except OSError:
+            continue

@@ -1,0 +1,15 @@
+"""OpenCode 1.x: recognising a 1.x server by its `GET /global/health` body."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+
+def version_of(body: Any) -> str | None:
+    """The version in a `/global/health` body `{"healthy": true, "version": "1.…"}`, None when
+    it is not one (OpenCode answers unknown paths with 200 and its web page)."""
+    if isinstance(body, Mapping) and body.get("healthy") is True:
+        version = body.get("version")
+        return version if isinstance(version, str) and version.startswith("1.") else None
+    return None
