@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import os
 import socket
@@ -112,6 +113,13 @@ def folder_of(directory: str | None, folders: Sequence[str]) -> str | None:
     """The deepest workspace folder that is `directory` or contains it."""
     if not directory:
         return None
+    return _folder_of(directory, tuple(folders))
+
+
+@functools.lru_cache(maxsize=4096)
+def _folder_of(directory: str, folders: tuple[str, ...]) -> str | None:
+    # Asked for every session at every status update and evaluation (hundreds of times per
+    # second on a busy stream), about a handful of directories: `normpath` is worth caching.
     path = os.path.normpath(directory)
     best: str | None = None
     for folder in folders:
@@ -645,25 +653,28 @@ class Runtime:
         """Each supervised session of the workspace, in the `todoLs/status` wire shape."""
         out = []
         now = self._clock.now()
-        for sid in sorted(self._decisions):
-            if not self._listed(sid):
-                continue
-            try:
-                decision, view, items = self._decide(sid)
-            except Exception:
-                log.exception("supervisor: status of %s failed", sid)
-                continue
-            out.append(
-                {
-                    "id": sid,
-                    "title": view.session.title,
-                    "state": decision.state,
-                    "detail": describe(view, decision, now),
-                    "open": len(items.items),
-                    "nudges": self._store.episode_nudge_count(sid),
-                    "pausedReason": decision.paused_reason,
-                }
-            )
+        # One freshness check of the store for the whole list, not one per session: the list
+        # is rebuilt up to 10 times a second while events flow.
+        with self._store.reads():
+            for sid in sorted(self._decisions):
+                if not self._listed(sid):
+                    continue
+                try:
+                    decision, view, items = self._decide(sid)
+                except Exception:
+                    log.exception("supervisor: status of %s failed", sid)
+                    continue
+                out.append(
+                    {
+                        "id": sid,
+                        "title": view.session.title,
+                        "state": decision.state,
+                        "detail": describe(view, decision, now),
+                        "open": len(items.items),
+                        "nudges": self._store.episode_nudge_count(sid),
+                        "pausedReason": decision.paused_reason,
+                    }
+                )
         return out
 
     def status(self) -> dict[str, Any]:
