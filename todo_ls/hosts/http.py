@@ -41,6 +41,9 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 DEFAULT_USERNAME = "opencode"
+# Host requests in flight at once per connection to a host (the event stream not counted);
+# below httpx's 20 kept-alive connections, so the connections are reused.
+MAX_CONCURRENT_REQUESTS = 16
 
 
 # --- backoff and reconnect ----------------------------------------------------------------
@@ -250,6 +253,11 @@ class HostHttp:
         self._auth_hint = auth_hint
         self._retries = retries
         self._timeout = httpx.Timeout(timeout, connect=connect_timeout)
+        # Requests beyond this many wait here, not in httpx's connection pool: the pool's
+        # queue costs time quadratic in its length (200 sessions ending their turns together
+        # queued 600 requests and took seconds of CPU), and a wait there counts against the
+        # request's own timeout.
+        self._slots = asyncio.Semaphore(MAX_CONCURRENT_REQUESTS)
         self.client = httpx.AsyncClient(
             base_url=self.base_url,
             auth=auth,
@@ -305,14 +313,15 @@ class HostHttp:
         last: BaseException | None = None
         for attempt in range(self._retries + 1):
             try:
-                response = await self.client.request(
-                    method,
-                    path,
-                    params=params,
-                    json=json,
-                    timeout=self._timeout if timeout is None else httpx.Timeout(timeout),
-                )
-            except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
+                async with self._slots:
+                    response = await self.client.request(
+                        method,
+                        path,
+                        params=params,
+                        json=json,
+                        timeout=self._timeout if timeout is None else httpx.Timeout(timeout),
+                    )
+            except (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout) as exc:
                 last = exc  # never reached the server: safe to retry
             except httpx.TimeoutException as exc:
                 if not idempotent:
