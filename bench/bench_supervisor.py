@@ -342,12 +342,16 @@ async def through_stream(
     }
 
 
-async def nudge_delay(root: Path, sessions: int, settle_ms: int) -> dict[str, Any]:
+async def nudge_delay(
+    root: Path, sessions: int, settle_ms: int, profile: str | None = None
+) -> dict[str, Any]:
     """Turns of `sessions` sessions end with open todos: delay of each nudge after settleMs."""
     project = root / "project"
     project.mkdir(parents=True)
     producer, hello = await Producer.start("v1", project, 1)
-    client = await language_server(root, "v1", hello, settle_ms)
+    client = await language_server(
+        root, "v1", hello, settle_ms, f"{profile}-nudge.prof" if profile else None
+    )
     try:
         idle_at: dict[str, float] = (await producer.ask({"turns": sessions}))["idle_at"]
         deadline = time.perf_counter() + settle_ms / 1000 + 30
@@ -392,10 +396,13 @@ async def main_async(args: argparse.Namespace) -> None:
                 "in_process_events_per_cpu_s": baseline["events_per_cpu_s"],
                 "ratio_to_in_process": ratio(stream, baseline),
             }
-        if args.only:  # a profiling run: the nudge figures are not wanted
+        if args.only in ("v1", "v2"):  # a profiling run: the nudge figures are not wanted
             report("supervisor", results)
             return
-        delay = await nudge_delay(root / "nudge", args.sessions, args.settle_ms)
+        delay = await nudge_delay(root / "nudge", args.sessions, args.settle_ms, args.profile)
+        if args.only == "nudge":
+            report("supervisor", {"nudge": delay})
+            return
     delay_p99 = delay["delay_after_settle"]["p99_ms"] if delay["delay_after_settle"] else None
     within = (
         all(r["events_per_cpu_s"] >= BUDGETS["events_per_cpu_s"] for r in results.values())
@@ -429,7 +436,9 @@ def main() -> None:
     parser.add_argument(
         "--profile", metavar="PREFIX", help="run the servers under cProfile: PREFIX-v1.prof, ..."
     )
-    parser.add_argument("--only", choices=["v1", "v2"], help="stream one framing only")
+    parser.add_argument(
+        "--only", choices=["v1", "v2", "nudge"], help="one measurement only (for profiling)"
+    )
     asyncio.run(main_async(parser.parse_args()))
 
 

@@ -111,20 +111,18 @@ class V1Server:
         return 404, {"name": "NotFoundError"}
 
     async def stream(self, count: int, first_pass: int) -> int:
-        """Write `count` events (whole passes, cut at `count`) to every open stream."""
+        """Write `count` events (whole passes, cut at `count`) to every open stream: one HTTP
+        chunk per event as OpenCode writes them, handed to the socket a pass at a time so that
+        this process keeps ahead of the reader."""
         sent, number = 0, first_pass
         while sent < count:
             frames = event_stream.split_frames(event_stream.generation(self.template, number))
             number += 1
-            for frame in frames[: count - sent]:
-                data = frame.encode()
-                for writer in self.streams:
-                    write_chunk(writer, data)
-                    if writer.transport.get_write_buffer_size() > 1 << 20:
-                        await writer.drain()
-                sent += 1
-        for writer in self.streams:
-            await writer.drain()
+            data = b"".join(chunk(frame.encode()) for frame in frames[: count - sent])
+            sent += min(len(frames), count - sent)
+            for writer in self.streams:
+                writer.write(data)
+                await writer.drain()
         return number
 
     async def turns(self, sessions: int) -> dict[str, float]:
@@ -172,8 +170,13 @@ class V1Server:
                 await writer.drain()
 
 
+def chunk(data: bytes) -> bytes:
+    """`data` as one chunk of a chunked HTTP body."""
+    return b"%x\r\n%s\r\n" % (len(data), data)
+
+
 def write_chunk(writer: asyncio.StreamWriter, data: bytes) -> None:
-    writer.write(b"%x\r\n%s\r\n" % (len(data), data))
+    writer.write(chunk(data))
 
 
 def marker_events(project: str, name: str) -> list[dict[str, Any]]:
@@ -197,6 +200,8 @@ class V2Producer:
         for sid in event_stream.session_ids(copies):
             self.fake.add_session(sid, project, title=sid)
         self.nudged: dict[str, float] = {}
+        self.events = 0
+        self.seq: dict[str, int] = {}
 
         async def on_synthetic(session_id: str, body: Any) -> None:
             self.nudged.setdefault(session_id, time.perf_counter())
@@ -207,34 +212,55 @@ class V2Producer:
         await self.fake.start()
         return str(self.fake.url)
 
-    async def _room(self) -> None:
-        # The fake fails a reader whose queue overflows (the 2.x contract): stay below it.
-        limit = self.fake.queue_size // 2
-        while any(s.queue.qsize() > limit for s in self.fake._subscribers):
-            await asyncio.sleep(0.002)
-
     async def stream(self, count: int, first_pass: int) -> int:
+        """Write `count` events to the fake's open streams, framed by the fake (its envelope
+        with a per-session `seq`), one chunk per event, a pass at a time: the fake's own
+        per-event queue and drain would make this process, not the reader, the bottleneck."""
         sent, number = 0, first_pass
         while sent < count:
+            frames = []
             for etype, data in event_stream.v2_pass(
                 self.project, self.copies, number, self.text_chars
             ):
-                if sent == count:
+                if sent + len(frames) == count:
                     break
-                if sent % 256 == 0:
-                    await self._room()
-                self.fake.emit(etype, data)
-                sent += 1
+                frames.append(chunk(self.fake._frame(self.envelope(etype, data))))
             number += 1
-        while any(s.queue.qsize() for s in self.fake._subscribers):
-            await asyncio.sleep(0.002)
+            sent += len(frames)
+            blob = b"".join(frames)
+            for sub in list(self.fake._subscribers):
+                sub.writer.write(blob)
+                await sub.writer.drain()
         return number
+
+    def envelope(self, etype: str, data: dict[str, Any]) -> dict[str, Any]:
+        """The envelope `FakeV2Server.emit` builds (durable, with the session's next seq)."""
+        self.events += 1
+        envelope: dict[str, Any] = {
+            "id": f"evt_b{self.events:08d}",
+            "created": int(time.time() * 1000),
+            "type": etype,
+            "metadata": {},
+            "data": data,
+        }
+        sid = data.get("sessionID")
+        if isinstance(sid, str):
+            self.seq[sid] = self.seq.get(sid, 0) + 1
+            envelope["durable"] = {"aggregateID": sid, "seq": self.seq[sid], "version": 1}
+        return envelope
 
     async def marker(self, name: str) -> None:
         self.fake.add_session(name, self.project, title=name)
         info = {"sessionID": name, "id": name, "title": name}
-        self.fake.emit("session.created", {**info, "location": {"directory": self.project}})
-        self.fake.emit("session.execution.started", {"sessionID": name})
+        location = {"directory": self.project}
+        frames = [
+            self.envelope("session.created", {**info, "location": location}),
+            self.envelope("session.execution.started", {"sessionID": name}),
+        ]
+        blob = b"".join(chunk(self.fake._frame(e)) for e in frames)
+        for sub in list(self.fake._subscribers):
+            sub.writer.write(blob)
+            await sub.writer.drain()
 
 
 async def main_async(framing: str, project: str, copies: int, text_chars: int) -> None:
