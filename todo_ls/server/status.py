@@ -19,6 +19,10 @@ from todo_ls.workspace import FileState, Folder
 
 METHOD = "todoLs/status"
 MIN_INTERVAL = 0.1
+# A rebuild that took t seconds waits COST_FACTOR * t before the next one (when that is more
+# than MIN_INTERVAL): the status never takes more than 1/COST_FACTOR of a CPU. Only large
+# workspaces feel it (200 busy sessions: ~10 ms per rebuild, so about 5 updates a second).
+COST_FACTOR = 20.0
 BAR_CELLS = 8
 
 
@@ -96,13 +100,15 @@ def open_items(ls: TodoLanguageServer) -> list[dict[str, Any]]:
 
 
 class StatusPublisher:
-    """Sends `todoLs/status` when it changed, at most once per `MIN_INTERVAL`."""
+    """Sends `todoLs/status` when it changed, at most once per `MIN_INTERVAL`, and rebuilds it
+    no sooner than `COST_FACTOR` times its last rebuild's duration."""
 
     def __init__(self, ls: TodoLanguageServer) -> None:
         self._ls = ls
         self._last: dict[str, Any] | None = None
         self._last_lens: object = None
         self._last_sent_at = float("-inf")
+        self._next_build_at = float("-inf")
         self._pending: asyncio.TimerHandle | None = None
         self._stopped = False
 
@@ -114,7 +120,8 @@ class StatusPublisher:
             loop = asyncio.get_running_loop()
         except RuntimeError:
             return
-        delay = max(0.0, self._last_sent_at + MIN_INTERVAL - time.monotonic())
+        now = time.monotonic()
+        delay = max(0.0, self._last_sent_at + MIN_INTERVAL - now, self._next_build_at - now)
         self._pending = loop.call_later(delay, self.flush)
 
     def stop(self) -> None:
@@ -128,7 +135,11 @@ class StatusPublisher:
         """Compute the payload now and send it if it changed."""
         self._pending = None
         ls = self._ls
+        started = time.monotonic()
         payload = status_payload(ls)
+        cost = time.monotonic() - started
+        if COST_FACTOR * cost > MIN_INTERVAL:
+            self._next_build_at = started + COST_FACTOR * cost
         if payload != self._last:
             self._last = payload
             self._last_sent_at = time.monotonic()
