@@ -152,7 +152,9 @@ class _SseDecoder:
         if split_crlf:
             text = text[1:]
         text = self._pending + text
-        lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+        if "\r" in text:
+            text = text.replace("\r\n", "\n").replace("\r", "\n")
+        lines = text.split("\n")
         self._pending = lines.pop()
         if len(self._pending) > self._max:
             # An endless line: drop it and the event it belongs to.
@@ -160,6 +162,16 @@ class _SseDecoder:
             self._oversized = True
         frames: list[ServerSentEvent] = []
         for line in lines:
+            # `data:` lines and blank lines are nearly all of a stream: handled here, without
+            # a call each (a tenth of the reader's time went to these two calls per event).
+            if line[:4] == "data" and line[4:5] in (":", ""):  # `data: x`, `data:x`, `data`
+                value = line[6:] if line[5:6] == " " else line[5:]
+                self._size += len(value) + 1
+                if self._size > self._max:
+                    self._oversized = True
+                elif not self._oversized:
+                    self._data.append(value)
+                continue
             frame = self._line(line)
             if frame is not None:
                 frames.append(frame)
@@ -170,15 +182,9 @@ class _SseDecoder:
             return self._dispatch()
         if line.startswith(":"):
             return None  # comment (keep-alive): it already fed the watchdog
-        name, _, value = line.partition(":")
+        name, _, value = line.partition(":")  # `data:` lines were taken by `feed`
         value = value[1:] if value.startswith(" ") else value
-        if name == "data":
-            self._size += len(value) + 1
-            if self._size > self._max:
-                self._oversized = True
-            elif not self._oversized:
-                self._data.append(value)
-        elif name == "event":
+        if name == "event":
             self._event = value
         elif name == "id" and "\0" not in value:
             self._id = value
