@@ -374,7 +374,7 @@ async def nudge_delay(
 
 
 def ratio(deployed: dict[str, Any], baseline: dict[str, Any]) -> float:
-    return round(float(deployed["events_per_cpu_s"]) / baseline["events_per_cpu_s"], 2)
+    return round(float(deployed["events_per_cpu_s"]) / float(baseline["events_per_cpu_s"]), 2)
 
 
 async def main_async(args: argparse.Namespace) -> None:

@@ -218,7 +218,7 @@ class V2Producer:
         per-event queue and drain would make this process, not the reader, the bottleneck."""
         sent, number = 0, first_pass
         while sent < count:
-            frames = []
+            frames: list[bytes] = []
             for etype, data in event_stream.v2_pass(
                 self.project, self.copies, number, self.text_chars
             ):

@@ -103,6 +103,20 @@ def test_supervisor_bench_streams_events_and_nudges_every_idle_session() -> None
         assert len(flow["rss_mb_checkpoints"]) == 2
     assert report["nudge"]["sessions"] == 4
     assert report["nudge"]["nudged"] == 4
+    # run_all.sh's table: one row per figure, each with its baseline of the same run.
+    table = subprocess.run(
+        [sys.executable, "table.py"],
+        cwd=BENCH,
+        input=json.dumps(report),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    ).stdout
+    rows = [line for line in table.splitlines() if line.startswith("| supervisor |")]
+    assert len(rows) == 5  # 1.x and 2.x throughput and memory, the nudge delay
+    assert f"in process {report['stream_v1']['in_process_events_per_cpu_s']:,}" in rows[0]
+    assert all(row.endswith(("| pass |", "| FAIL |")) for row in rows)
 
 
 def test_hook_bench_blocks_every_stop_and_loads_no_heavy_module() -> None:
