@@ -190,7 +190,7 @@ def marker_events(project: str, name: str) -> list[dict[str, Any]]:
 
 
 class V2Producer:
-    """The tests' fake 2.x server, fed the 2.x mix without overflowing its per-reader queue."""
+    """The tests' fake 2.x server; the 2.x mix goes out through its `emit`, written in passes."""
 
     def __init__(self, project: str, copies: int, text_chars: int) -> None:
         from fake_v2 import FakeV2Server  # type: ignore[import-not-found]
@@ -200,8 +200,6 @@ class V2Producer:
         for sid in event_stream.session_ids(copies):
             self.fake.add_session(sid, project, title=sid)
         self.nudged: dict[str, float] = {}
-        self.events = 0
-        self.seq: dict[str, int] = {}
 
         async def on_synthetic(session_id: str, body: Any) -> None:
             self.nudged.setdefault(session_id, time.perf_counter())
@@ -218,49 +216,39 @@ class V2Producer:
         per-event queue and drain would make this process, not the reader, the bottleneck."""
         sent, number = 0, first_pass
         while sent < count:
-            frames: list[bytes] = []
-            for etype, data in event_stream.v2_pass(
-                self.project, self.copies, number, self.text_chars
-            ):
-                if sent + len(frames) == count:
-                    break
-                frames.append(chunk(self.fake._frame(self.envelope(etype, data))))
+            events = list(event_stream.v2_pass(self.project, self.copies, number, self.text_chars))[
+                : count - sent
+            ]
             number += 1
-            sent += len(frames)
-            blob = b"".join(frames)
-            for sub in list(self.fake._subscribers):
-                sub.writer.write(blob)
-                await sub.writer.drain()
+            sent += len(events)
+            await self.write(events)
         return number
 
-    def envelope(self, etype: str, data: dict[str, Any]) -> dict[str, Any]:
-        """The envelope `FakeV2Server.emit` builds (durable, with the session's next seq)."""
-        self.events += 1
-        envelope: dict[str, Any] = {
-            "id": f"evt_b{self.events:08d}",
-            "created": int(time.time() * 1000),
-            "type": etype,
-            "metadata": {},
-            "data": data,
-        }
-        sid = data.get("sessionID")
-        if isinstance(sid, str):
-            self.seq[sid] = self.seq.get(sid, 0) + 1
-            envelope["durable"] = {"aggregateID": sid, "seq": self.seq[sid], "version": 1}
-        return envelope
+    async def write(self, events: list[tuple[str, dict[str, Any]]]) -> None:
+        """`FakeV2Server.emit` each event, its frames collected instead of queued per reader,
+        and write them to every open stream at once."""
+        frames: list[bytes] = []
+        self.fake._publish = frames.append
+        try:
+            for etype, data in events:
+                self.fake.emit(etype, data)
+        finally:
+            del self.fake._publish
+        blob = b"".join(chunk(frame) for frame in frames)
+        for sub in list(self.fake._subscribers):
+            sub.writer.write(blob)
+            await sub.writer.drain()
 
     async def marker(self, name: str) -> None:
         self.fake.add_session(name, self.project, title=name)
         info = {"sessionID": name, "id": name, "title": name}
         location = {"directory": self.project}
-        frames = [
-            self.envelope("session.created", {**info, "location": location}),
-            self.envelope("session.execution.started", {"sessionID": name}),
-        ]
-        blob = b"".join(chunk(self.fake._frame(e)) for e in frames)
-        for sub in list(self.fake._subscribers):
-            sub.writer.write(blob)
-            await sub.writer.drain()
+        await self.write(
+            [
+                ("session.created", {**info, "location": location}),
+                ("session.execution.started", {"sessionID": name}),
+            ]
+        )
 
 
 async def main_async(framing: str, project: str, copies: int, text_chars: int) -> None:
