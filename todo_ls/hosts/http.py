@@ -222,6 +222,53 @@ async def _within(awaitable: Awaitable[T], seconds: float | None) -> T:
     return task.result()
 
 
+class _ReadWatchdog:
+    """`_within` for a stream's reads, with one timer per `seconds` instead of one per read.
+
+    A stream reads once per event (one HTTP chunk each), and an `asyncio.timeout` around every
+    read (a timer armed and cancelled per event) cost a tenth of the language server's time on
+    a busy stream. Here one timer looks at when the current read began: a read that waits
+    `seconds` has its task cancelled and raises `asyncio.TimeoutError`; otherwise the timer
+    re-arms for the current read's deadline. Only our own cancellation becomes the timeout
+    (`Task.uncancel`, Python 3.11+): one from outside still cancels.
+    """
+
+    def __init__(self, seconds: float) -> None:
+        self._seconds = seconds
+        self._loop = asyncio.get_running_loop()
+        self._task: asyncio.Task[Any] | None = None
+        self._started: float | None = None  # when the current read began; None: not reading
+        self._fired = False
+        self._handle = self._loop.call_later(seconds, self._check)
+
+    async def read(self, awaitable: Awaitable[T]) -> T:
+        """`await awaitable`; `asyncio.TimeoutError` when it waits `seconds` or more."""
+        # The reading task can change between reads (an adapter may read in a task per frame).
+        self._task = asyncio.current_task()
+        self._started = self._loop.time()
+        try:
+            return await awaitable
+        except asyncio.CancelledError:
+            if sys.version_info >= (3, 11) and self._fired and self._task is not None:
+                if self._task.uncancel() == 0:
+                    raise asyncio.TimeoutError from None
+            raise
+        finally:
+            self._started = None
+
+    def _check(self) -> None:
+        now, started = self._loop.time(), self._started
+        if started is not None and now - started >= self._seconds and self._task is not None:
+            self._fired = True
+            self._task.cancel()
+            return
+        due = (started if started is not None else now) + self._seconds
+        self._handle = self._loop.call_at(due, self._check)
+
+    def close(self) -> None:
+        self._handle.cancel()
+
+
 # --- the HTTP client ----------------------------------------------------------------------
 
 
@@ -402,22 +449,30 @@ class HostHttp:
     ) -> AsyncIterator[ServerSentEvent]:
         decoder = _SseDecoder(max_event_bytes)
         chunks = response.aiter_text().__aiter__()
-        while True:
-            try:
-                chunk = await _within(chunks.__anext__(), idle_timeout)
-            except StopAsyncIteration:
-                return
-            except asyncio.TimeoutError:
-                raise HostError(
-                    "timeout", f"{what}: nothing received for {idle_timeout:g} s"
-                ) from None
-            except (httpx.HTTPError, OSError) as exc:
-                raise self.error(exc, what) from None
-            before = decoder.dropped
-            for frame in decoder.feed(chunk):
-                yield frame
-            if decoder.dropped != before:
-                log.warning("%s: dropped an event larger than %d bytes", what, max_event_bytes)
+        watchdog = _ReadWatchdog(idle_timeout) if sys.version_info >= (3, 11) else None
+        try:
+            while True:
+                try:
+                    if watchdog is not None:
+                        chunk = await watchdog.read(chunks.__anext__())
+                    else:
+                        chunk = await _within(chunks.__anext__(), idle_timeout)
+                except StopAsyncIteration:
+                    return
+                except asyncio.TimeoutError:
+                    raise HostError(
+                        "timeout", f"{what}: nothing received for {idle_timeout:g} s"
+                    ) from None
+                except (httpx.HTTPError, OSError) as exc:
+                    raise self.error(exc, what) from None
+                before = decoder.dropped
+                for frame in decoder.feed(chunk):
+                    yield frame
+                if decoder.dropped != before:
+                    log.warning("%s: dropped an event larger than %d bytes", what, max_event_bytes)
+        finally:
+            if watchdog is not None:
+                watchdog.close()
 
     async def aclose(self) -> None:
         await self.client.aclose()
