@@ -24,7 +24,7 @@ def _ms(value: float) -> str:
 
 def parse_rows(r: dict[str, Any]) -> Iterator[Row]:
     yield (
-        "parse 1 MB, engine vs markdown-it-py (CPU)",
+        f"parse {r['bytes'] / 1e6:.1f} MB / {r['items']:,} items, engine vs markdown-it-py (CPU)",
         f"{r['engine_ms']} ms",
         f"markdown-it-py {r['markdown_it_ms']} ms",
         _x(r["ratio"]) + f" (rounds {r['round_ratios']['min']}–{r['round_ratios']['max']}×)",
