@@ -11,6 +11,7 @@ markdown-it-py runs more.
 from __future__ import annotations
 
 import json
+import os
 import platform
 import statistics
 import sys
@@ -40,14 +41,19 @@ def _seconds(run: Callable[[], object], repeats: int) -> list[tuple[float, float
 
 def _interleaved_medians(
     engine: Callable[[], object], reference: Callable[[], object], rounds: int
-) -> tuple[tuple[float, float], tuple[float, float]]:
+) -> tuple[tuple[float, float], tuple[float, float], list[float]]:
     """Median (CPU, wall-clock) seconds of the engine and the reference over `rounds`
-    alternating rounds: 3 engine runs, then one reference run."""
+    alternating rounds: 3 engine runs, then one reference run. Also the CPU-time ratio of
+    each round (its reference run over its median engine run): the spread of single runs."""
     engine_times: list[tuple[float, float]] = []
     reference_times: list[tuple[float, float]] = []
+    round_ratios: list[float] = []
     for _ in range(rounds):
-        engine_times += _seconds(engine, 3)
-        reference_times += _seconds(reference, 1)
+        engine_round = _seconds(engine, 3)
+        reference_round = _seconds(reference, 1)
+        engine_times += engine_round
+        reference_times += reference_round
+        round_ratios.append(reference_round[0][0] / statistics.median(t[0] for t in engine_round))
     return (
         (
             statistics.median(t[0] for t in engine_times),
@@ -57,6 +63,7 @@ def _interleaved_medians(
             statistics.median(t[0] for t in reference_times),
             statistics.median(t[1] for t in reference_times),
         ),
+        round_ratios,
     )
 
 
@@ -65,7 +72,7 @@ def main() -> None:
     markdown_it = reference_markdown_it(tasklists=True)
     engine_items = parse(text).items
     identical = engine_items == reference_parse(text).items
-    (engine, engine_wall), (reference, reference_wall) = _interleaved_medians(
+    (engine, engine_wall), (reference, reference_wall), rounds = _interleaved_medians(
         lambda: parse(text), lambda: markdown_it.parse(text), rounds=9
     )
     ratio = reference / engine
@@ -77,12 +84,14 @@ def main() -> None:
         "engine_ms": round(engine * 1000, 2),
         "markdown_it_ms": round(reference * 1000, 2),
         "ratio": round(ratio, 2),
+        "round_ratios": {"min": round(min(rounds), 1), "max": round(max(rounds), 1)},
         "wall_clock_ratio": round(reference_wall / engine_wall, 2),
         "budget_ratio": BUDGET_RATIO,
         "within_budget": ratio >= BUDGET_RATIO,
         "identical_items": identical,
         "python": platform.python_version(),
         "machine": platform.machine(),
+        "loadavg_1m": round(os.getloadavg()[0], 2),
     }
     print(json.dumps(report, indent=2))
 

@@ -16,6 +16,7 @@ the parsed state of any subscribed file.
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import re
@@ -88,6 +89,13 @@ def innermost_folder(path: str | None, folders: Iterable[str]) -> str | None:
     """The deepest of `folders` (paths) that is `path` or holds it, normalized; None for none."""
     if not path:
         return None
+    return _innermost_folder(path, tuple(folders))
+
+
+@functools.lru_cache(maxsize=4096)
+def _innermost_folder(path: str, folders: tuple[str, ...]) -> str | None:
+    # Asked for every session at every status update and evaluation (hundreds of times per
+    # second on a busy stream), about a handful of directories: `normpath` is worth caching.
     path = os.path.normpath(path)
     best: str | None = None
     for folder in folders:

@@ -20,6 +20,10 @@ from todo_ls.workspace import FileState, Folder
 
 METHOD = "todoLs/status"
 MIN_INTERVAL = 0.1
+# A rebuild that took t seconds waits COST_FACTOR * t before the next one (when that is more
+# than MIN_INTERVAL): the status never takes more than 1/COST_FACTOR of a CPU. Only large
+# workspaces feel it (200 busy sessions: ~10 ms per rebuild, so about 5 updates a second).
+COST_FACTOR = 20.0
 BAR_CELLS = 8
 
 
@@ -105,13 +109,15 @@ def open_items(ls: TodoLanguageServer, only: Folder | None) -> list[dict[str, An
 
 
 class StatusPublisher:
-    """Sends `todoLs/status` when it changed, at most once per `MIN_INTERVAL`."""
+    """Sends `todoLs/status` when it changed, at most once per `MIN_INTERVAL`, and rebuilds it
+    no sooner than `COST_FACTOR` times its last rebuild's duration."""
 
     def __init__(self, ls: TodoLanguageServer) -> None:
         self._ls = ls
         self._last: dict[str, dict[str, Any]] = {}  # by workspace folder URI
         self._last_lens: object = None
         self._last_sent_at = float("-inf")
+        self._next_build_at = float("-inf")
         self._pending: asyncio.TimerHandle | None = None
         self._stopped = False
 
@@ -123,7 +129,8 @@ class StatusPublisher:
             loop = asyncio.get_running_loop()
         except RuntimeError:
             return
-        delay = max(0.0, self._last_sent_at + MIN_INTERVAL - time.monotonic())
+        now = time.monotonic()
+        delay = max(0.0, self._last_sent_at + MIN_INTERVAL - now, self._next_build_at - now)
         self._pending = loop.call_later(delay, self.flush)
 
     def stop(self) -> None:
@@ -137,7 +144,11 @@ class StatusPublisher:
         """Compute each folder's payload now and send those that changed."""
         self._pending = None
         ls = self._ls
+        started = time.monotonic()
         payloads = {folder.uri: status_payload(ls, folder) for folder in ls.workspace_index.folders}
+        cost = time.monotonic() - started
+        if COST_FACTOR * cost > MIN_INTERVAL:
+            self._next_build_at = started + COST_FACTOR * cost
         for uri, payload in payloads.items():
             if payload != self._last.get(uri):
                 self._last_sent_at = time.monotonic()

@@ -1,0 +1,172 @@
+"""Turns the JSON lines of `run_all.sh` into one markdown table, laid out like the README's
+Performance table: each figure, its baseline from the same run, the ratio, the budget, pass.
+
+Reads JSON lines on stdin; a benchmark that failed (an `error` line) gets a row saying so.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Iterator
+from typing import Any
+
+Row = tuple[str, str, str, str, str, bool | None]  # figure, result, baseline, ratio, budget, ok
+
+
+def _x(value: float) -> str:
+    return f"{value:.2f}×"
+
+
+def _ms(value: float) -> str:
+    return f"{value:.1f} ms"
+
+
+def parse_rows(r: dict[str, Any]) -> Iterator[Row]:
+    yield (
+        f"parse {r['bytes'] / 1e6:.1f} MB / {r['items']:,} items, engine vs markdown-it-py (CPU)",
+        f"{r['engine_ms']} ms",
+        f"markdown-it-py {r['markdown_it_ms']} ms",
+        _x(r["ratio"]) + f" (rounds {r['round_ratios']['min']}–{r['round_ratios']['max']}×)",
+        f">= {r['budget_ratio']:g}×, identical items: {r['identical_items']}",
+        r["within_budget"],
+    )
+
+
+def editor_rows(r: dict[str, Any]) -> Iterator[Row]:
+    for mode in ("push", "pull"):
+        base = r[mode]["baseline_round_trip"]["p50_ms"]
+        for name, figures in r[mode].items():
+            if not isinstance(figures, dict) or "budget" not in figures:
+                continue
+            p50 = figures["p50_ms"]
+            budget = ", ".join(f"{k} <= {v:g}" for k, v in figures["budget"].items())
+            yield (
+                f"{name.replace('_', ' ')} ({mode})",
+                f"p50 {_ms(p50)}, p95 {_ms(figures['p95_ms'])}",
+                f"no-op round trip {_ms(base)}",
+                _x(p50 / base) if base else "-",
+                budget,
+                figures["within_budget"],
+            )
+
+
+def coldstart_rows(r: dict[str, Any]) -> Iterator[Row]:
+    init = r["initialize"]
+    yield (
+        "spawn -> initialize answer",
+        f"p50 {_ms(init['p50_ms'])}",
+        f"import pygls alone {_ms(r['import_pygls']['p50_ms'])}",
+        _x(init["ratio_to_import_pygls"]),
+        f"p50 <= {r['budget']['initialize_p50_ms']:g} ms, no eager heavy import",
+        r["within_budget"],
+    )
+
+
+def workspace_rows(r: dict[str, Any]) -> Iterator[Row]:
+    budget = r["budget"]
+    yield (
+        f"index {r['files']} files / {r['items']} items",
+        f"{r['index_ms']:.0f} ms, RSS {r['rss_mb']} MB",
+        f"one file {r['baseline_one_file_ms']} ms",
+        f"{r['ratio_to_baseline']}×",
+        f"<= {budget['index_s']:g} s, <= {budget['rss_mb']:g} MB",
+        r["index_ms"] <= budget["index_s"] * 1000 and r["rss_mb"] <= budget["rss_mb"],
+    )
+    for name in ("status_after_disk_change", "status_after_edit"):
+        p50 = r[name]["p50_ms"]
+        yield (
+            name.replace("_", " "),
+            f"p50 {_ms(p50)}",
+            "-",
+            "-",
+            f"p50 <= {budget['status_p50_ms']:g} ms",
+            p50 <= budget["status_p50_ms"],
+        )
+
+
+def supervisor_rows(r: dict[str, Any]) -> Iterator[Row]:
+    budget = r["budget"]
+    for framing in ("v1", "v2"):
+        flow = r.get(f"stream_{framing}")
+        if flow is None:
+            continue
+        per_cpu = flow["events_per_cpu_s"]
+        yield (
+            f"OpenCode {framing[1]}.x stream -> language server, events per server CPU-second",
+            f"{per_cpu:,} ({flow['events']:,} events)",
+            f"in process {flow['in_process_events_per_cpu_s']:,}",
+            _x(flow["ratio_to_in_process"]),
+            f">= {budget['events_per_cpu_s']:,.0f}",
+            per_cpu >= budget["events_per_cpu_s"],
+        )
+        growth = flow["rss_growth_mb_after_first_quarter"]
+        first, last = flow["rss_mb_checkpoints"][0][1], flow["rss_mb_checkpoints"][-1][1]
+        yield (
+            f"server RSS over the {framing[1]}.x stream",
+            f"+{growth} MB after the first quarter",
+            f"{first} MB -> {last} MB",
+            "-",
+            f"<= {budget['rss_growth_mb']:g} MB",
+            growth <= budget["rss_growth_mb"],
+        )
+    nudge = r["nudge"]
+    delay = nudge["delay_after_settle"]
+    yield (
+        f"nudge after settleMs, {nudge['sessions']} sessions (through the stream)",
+        f"+{delay['p99_ms']:.1f} ms p99, +{delay['p50_ms']:.1f} ms p50" if delay else "none",
+        f"settleMs {nudge['settle_ms']}, nudged {nudge['nudged']}/{nudge['sessions']}",
+        "-",
+        f"+ {budget['nudge_delay_p99_ms']:g} ms p99",
+        delay is not None
+        and nudge["nudged"] == nudge["sessions"]
+        and delay["p99_ms"] <= budget["nudge_delay_p99_ms"],
+    )
+
+
+def hook_rows(r: dict[str, Any]) -> Iterator[Row]:
+    yield (
+        "agent hook Stop run",
+        f"p50 {_ms(r['hook_stop']['p50_ms'])}",
+        f"python + json + sqlite3 {_ms(r['python_import_json_sqlite3']['p50_ms'])}",
+        _x(r["ratio_p50"]),
+        f"<= {r['budget']['ratio_p50_max']:g}×, no heavy module",
+        r["within_budget"],
+    )
+
+
+ROWS: dict[str, Callable[[dict[str, Any]], Iterator[Row]]] = {
+    "parse": parse_rows,
+    "editor": editor_rows,
+    "coldstart": coldstart_rows,
+    "workspace": workspace_rows,
+    "supervisor": supervisor_rows,
+    "hook": hook_rows,
+}
+
+
+def main() -> None:
+    print("| benchmark | figure | result | baseline (same run) | ratio | budget | pass |")
+    print("|---|---|---|---|---|---|---|")
+    machine: dict[str, Any] = {}
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        report = json.loads(line)
+        machine = report.get("machine", machine)
+        name = report.get("benchmark", "?")
+        if "error" in report or name not in ROWS:
+            print(f"| {name} | - | {report.get('error', 'unknown report')} | - | - | - | FAIL |")
+            continue
+        for figure, result, baseline, ratio, budget, ok in ROWS[name](report):
+            verdict = "pass" if ok else "FAIL"
+            print(f"| {name} | {figure} | {result} | {baseline} | {ratio} | {budget} | {verdict} |")
+    if machine:
+        print(
+            f"\n{machine.get('nproc')} CPUs ({machine.get('cpu')}), Python {machine.get('python')},"
+            f" load average {machine.get('loadavg_1m')} at the last benchmark"
+        )
+
+
+if __name__ == "__main__":
+    main()
