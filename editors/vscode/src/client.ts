@@ -8,14 +8,27 @@ import {
   ServerOptions,
   State,
 } from "vscode-languageclient/node";
-import { CLIENT_ID, CLIENT_NAME, CONFIG_SECTION, STATUS_NOTIFICATION } from "./constants";
+import { CLIENT_ID, CLIENT_NAME, CONFIG_SECTION, EXTENSION_ID, STATUS_NOTIFICATION } from "./constants";
 import { ServerLauncher } from "./launcher";
-import { serverSettings } from "./settings";
+import { explicitSettings, serverSettings } from "./settings";
 import { StatusPayload } from "./status";
 import { StatusBar } from "./statusBar";
 
+/** The contributed `todoLs.*` keys, below the section (`supervisor.url`). */
+function settingKeys(): string[] {
+  const manifest = vscode.extensions.getExtension(EXTENSION_ID)?.packageJSON as
+    | { contributes?: { configuration?: { properties?: Record<string, unknown> } } }
+    | undefined;
+  return Object.keys(manifest?.contributes?.configuration?.properties ?? {})
+    .filter((key) => key.startsWith(`${CONFIG_SECTION}.`))
+    .map((key) => key.slice(CONFIG_SECTION.length + 1));
+}
+
+/** What the user set for the server, for `scope` (a workspace folder) or the whole window. */
 function currentServerSettings(scope?: vscode.Uri): Record<string, unknown> {
-  return serverSettings(vscode.workspace.getConfiguration(undefined, scope).get(CONFIG_SECTION), vscode.workspace.isTrusted);
+  const config = vscode.workspace.getConfiguration(CONFIG_SECTION, scope);
+  const set = explicitSettings(settingKeys(), (key) => config.inspect(key));
+  return serverSettings(set, vscode.workspace.isTrusted);
 }
 
 export class TodoLsClient {
@@ -61,15 +74,20 @@ export class TodoLsClient {
       synchronize: { configurationSection: CONFIG_SECTION },
       middleware: {
         workspace: {
-          // The server pulls its section; leave out the keys only the extension reads.
+          // The server pulls its section per folder: send what the user set there (not VS
+          // Code's filled-in defaults) and leave out the keys only the extension reads.
           configuration: async (params, token, next) => {
             const result = await next(params, token);
             if (!Array.isArray(result)) {
               return result;
             }
-            return result.map((value: unknown, i) =>
-              params.items[i]?.section === CONFIG_SECTION ? serverSettings(value, vscode.workspace.isTrusted) : value,
-            );
+            return result.map((value: unknown, i) => {
+              const item = params.items[i];
+              if (item?.section !== CONFIG_SECTION) {
+                return value;
+              }
+              return currentServerSettings(item.scopeUri ? vscode.Uri.parse(item.scopeUri) : undefined);
+            });
           },
         },
       },

@@ -3,6 +3,8 @@
 export const CLIENT_ID = "todoLs";
 export const CLIENT_NAME = "todo-ls";
 export const CONFIG_SECTION = "todoLs";
+/** This extension's id (`publisher.name` in package.json). */
+export const EXTENSION_ID = "todo-ls.todo-ls";
 /** Settings read by the extension itself, never sent to the server. */
 export const CLIENT_ONLY_SETTINGS = ["server", "trace"] as const;
 
