@@ -151,7 +151,10 @@ def _profile(
             "todoLs.supervisor.settleMs": 300,
             "todoLs.supervisor.toasts": False,
         }
-    _write_json(workspace / ".vscode" / "settings.json", {"todoLs.markdownFiles": ["PLAN.md"]})
+    # The plan is subscribed by the project file, as a project shares it with every entry point
+    # (the hook, `check`, other editors): VS Code's filled-in defaults must not override it.
+    (workspace / "todo-ls.toml").write_text('markdownFiles = ["PLAN.md"]\n', encoding="utf-8")
+    _write_json(workspace / ".vscode" / "settings.json", {})  # the driver edits it later
     command = {} if server_command is None else {"todoLs.server.command": server_command}
     return workspace, _user_settings(tmp, {**command, **supervisor})
 
