@@ -262,6 +262,16 @@ class OpenCodeV2Host:
         completing: dict[asyncio.Future[ev.SessionUpdated], str] = {}
         try:
             while True:
+                if next_frame is None and not completing and not self._watched:
+                    # Nothing else to wait for: read the frame directly (a task and a wait
+                    # per frame cost about three event-loop turns per event).
+                    try:
+                        frame = await iterator.__anext__()
+                    except StopAsyncIteration:
+                        return
+                    for event in self._take(frame.data, completing):
+                        yield event
+                    continue
                 if next_frame is None:
                     next_frame = asyncio.ensure_future(iterator.__anext__())
                 wait = max(0.0, next_poll - loop.time()) if self._watched else None
@@ -282,14 +292,8 @@ class OpenCodeV2Host:
                     frame = finished.result()
                 except StopAsyncIteration:
                     return
-                for event in self._handle(frame.data):
-                    if not isinstance(event, ev.SessionUpdated) or event.info.directory:
-                        yield event  # the event describes the session: nothing to read
-                        continue
-                    sid = event.info.id
-                    if sid not in self._incomplete:
-                        completing[asyncio.ensure_future(self._complete(sid))] = sid
-                    self._incomplete[sid] = event
+                for event in self._take(frame.data, completing):
+                    yield event
         finally:
             pending = [*completing, *([next_frame] if next_frame is not None else [])]
             for future in pending:
@@ -298,6 +302,22 @@ class OpenCodeV2Host:
                 with contextlib.suppress(BaseException):
                     await future
             self._incomplete.clear()
+
+    def _take(
+        self, data: str, completing: dict[asyncio.Future[ev.SessionUpdated], str]
+    ) -> list[ev.HostEvent]:
+        """The events of one frame ready to go; a session event naming no location waits for
+        its session's read (started here, one per session, in `completing`)."""
+        ready: list[ev.HostEvent] = []
+        for event in self._handle(data):
+            if not isinstance(event, ev.SessionUpdated) or event.info.directory:
+                ready.append(event)  # the event describes the session: nothing to read
+                continue
+            sid = event.info.id
+            if sid not in self._incomplete:
+                completing[asyncio.ensure_future(self._complete(sid))] = sid
+            self._incomplete[sid] = event
+        return ready
 
     def _handle(self, data: str) -> list[ev.HostEvent]:
         envelope = parse_frame(data)
