@@ -96,6 +96,8 @@ class FakeV2Server:
     # Set: the inbox events of an answered synthetic POST wait for it. A real host's events
     # reach the stream a moment after the POST left; a test moves its clock in between.
     synthetic_events_gate: asyncio.Event | None = None
+    # Set: `GET /api/session/{id}` answers only once it is set (a slow host).
+    session_read_gate: asyncio.Event | None = None
 
     def __post_init__(self) -> None:
         self._server: asyncio.base_events.Server | None = None
@@ -388,6 +390,8 @@ class FakeV2Server:
             else:
                 await _respond(writer, 200, {"data": self.inbox.get(segments[2], [])})
         elif method == "GET" and segments[:2] == ["api", "session"] and len(segments) == 3:
+            if self.session_read_gate is not None:
+                await self.session_read_gate.wait()
             info = self.sessions.get(segments[2])
             if info is None:
                 await _respond(writer, 404, _not_found(segments[2]))

@@ -203,6 +203,46 @@ async def test_session_created_is_completed_from_the_session_route() -> None:
         await fake.stop()
 
 
+async def test_a_slow_session_read_does_not_hold_the_stream() -> None:
+    fake = await _server()
+    host = _host(fake)
+    events = Events(host)
+    try:
+        await events.of(ev.Resynced)
+        fake.add_session("ses_new", "/proj/sub", parent_id=SID, title="child")
+        fake.session_read_gate = asyncio.Event()
+        fake.emit("session.created", {"sessionID": "ses_new", "info": {"id": "ses_new"}})
+        fake.emit("session.execution.started", {"sessionID": SID})
+        # The other session's events go on while the read waits for the host.
+        got = await events.of(ev.TurnStarted)
+        assert not any(isinstance(e, ev.SessionUpdated) for e in got)
+        fake.session_read_gate.set()
+        got = await events.of(ev.SessionUpdated)
+        assert got[-1] == ev.SessionUpdated(ev.SessionInfo("ses_new", "/proj/sub", SID, "child"))
+    finally:
+        await events.aclose()
+        await host.aclose()
+        await fake.stop()
+
+
+async def test_a_session_created_with_its_location_is_not_read_again() -> None:
+    fake = await _server()
+    host = _host(fake)
+    events = Events(host)
+    try:
+        await events.of(ev.Resynced)
+        fake.add_session("ses_new", "/proj/sub", parent_id=SID, title="child")
+        data = {"sessionID": "ses_new", "id": "ses_new", "title": "child", "parentID": SID}
+        fake.emit("session.created", {**data, "location": {"directory": "/proj/sub"}})
+        got = await events.of(ev.SessionUpdated)
+        assert got[-1] == ev.SessionUpdated(ev.SessionInfo("ses_new", "/proj/sub", SID, "child"))
+        assert ("GET", "/api/session/ses_new") not in fake.requests
+    finally:
+        await events.aclose()
+        await host.aclose()
+        await fake.stop()
+
+
 @VARIANTS
 async def test_drop_reconnect_resync_and_seq_dedupe(variant: Variant) -> None:
     fake = await _server(variant)

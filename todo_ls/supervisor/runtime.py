@@ -260,6 +260,7 @@ class Runtime:
             self.connected = False
             self._set_error(event.error)
             return
+        repeat = self._repeats_busy(event)
         applied: Applied = self.tracker.apply(event, now)
         for effect in applied.effects:
             self._persist(effect, now)
@@ -269,20 +270,28 @@ class Runtime:
             return  # only the quiet clock moved: the armed timer re-evaluates in time
         for sid in applied.touched:
             self._ask_info(sid)
-            if not self._still_working(sid, event):
+            if not self._still_working(sid, event, repeat):
                 self.evaluate(sid)
             elif isinstance(event, _COUNTED_WORK):
                 self._changed()  # the decision stands, the status's counts moved
 
-    def _still_working(self, session_id: str, event: ev.HostEvent) -> bool:
-        """Work goes on: a span, tool or step event of a session that was working and still
-        has work of its own in flight changes no decision. Skipping the evaluation (most
-        events of a busy stream) leaves the stall timer armed earlier; when it falls due, the
-        evaluation re-arms it from the latest activity."""
+    def _repeats_busy(self, event: ev.HostEvent) -> bool:
+        """A turn start of a session that is busy and not retrying: 1.x repeats its busy
+        status with every step, and such a repeat changes nothing but the quiet clock."""
+        if not isinstance(event, ev.TurnStarted):
+            return False
+        session = self.tracker.sessions.get(event.session_id)
+        return session is not None and session.busy == "busy" and session.retry_next_at is None
+
+    def _still_working(self, session_id: str, event: ev.HostEvent, repeat: bool) -> bool:
+        """Work goes on: a span, tool or step event (or a repeated busy status) of a session
+        that was working and still has work of its own in flight changes no decision.
+        Skipping the evaluation (most events of a busy stream) leaves the stall timer armed
+        earlier; when it falls due, the evaluation re-arms it from the latest activity."""
         decision = self._decisions.get(session_id)
         session = self.tracker.sessions.get(session_id)
         return (
-            isinstance(event, _WORK_EVENTS)
+            (repeat or isinstance(event, _WORK_EVENTS))
             and decision is not None
             and decision.state == "working"
             and session is not None

@@ -89,6 +89,11 @@ class OpenCodeV2Host:
         self._seq = SeqFilter()
         self._watched: dict[str, _ShellWatch] = {}
         self._unknown_logged: set[str] = set()
+        # Session reads in flight, one per session: the stream loop's (to complete an event
+        # that names no location) and the runtime's share it.
+        self._reads: dict[str, asyncio.Task[ev.SessionInfo | None]] = {}
+        # Events waiting for their session's read, the latest per session.
+        self._incomplete: dict[str, ev.SessionUpdated] = {}
         # INFO, not WARNING: 2.x drops slow readers by design, so a drop is routine.
         self._outage = OutageLog(log, "opencode-v2 event stream", logging.INFO)
 
@@ -103,7 +108,23 @@ class OpenCodeV2Host:
     # --- reads ------------------------------------------------------------------------------
 
     async def session(self, session_id: str) -> ev.SessionInfo | None:
-        """`GET /api/session/{id}` → `{data: Session.Info}`; None on 404."""
+        """`GET /api/session/{id}` → `{data: Session.Info}`; None on 404. Concurrent reads
+        of one session share one request."""
+        task = self._reads.get(session_id)
+        if task is None:
+            task = asyncio.ensure_future(self._read_session(session_id))
+            self._reads[session_id] = task
+            task.add_done_callback(lambda done: self._read_done(session_id, done))
+        # A cancelled caller must not cancel the read others wait for.
+        return await asyncio.shield(task)
+
+    def _read_done(self, session_id: str, task: asyncio.Task[ev.SessionInfo | None]) -> None:
+        if self._reads.get(session_id) is task:
+            del self._reads[session_id]
+        if not task.cancelled():
+            task.exception()  # retrieved: every caller may have gone
+
+    async def _read_session(self, session_id: str) -> ev.SessionInfo | None:
         try:
             body = await self._http.get_json(f"/api/session/{_seg(session_id)}")
         except HostError as exc:
@@ -231,37 +252,74 @@ class OpenCodeV2Host:
         return delivered
 
     async def _events(self, frames: AsyncIterator[Any]) -> AsyncIterator[ev.HostEvent]:
-        """Session events from the frames, interleaved with shell capture-file checks."""
+        """Session events from the frames, interleaved with shell capture-file checks and the
+        session reads that complete events naming no location (read off the frame loop, so a
+        slow read does not hold the stream; the tracker takes an info arriving late)."""
         loop = asyncio.get_running_loop()
         iterator = frames.__aiter__()
         next_frame: asyncio.Future[Any] | None = None
         next_poll = loop.time() + self._shell_poll_s
+        completing: dict[asyncio.Future[ev.SessionUpdated], str] = {}
         try:
             while True:
+                if next_frame is None and not completing and not self._watched:
+                    # Nothing else to wait for: read the frame directly (a task and a wait
+                    # per frame cost about three event-loop turns per event).
+                    try:
+                        frame = await iterator.__anext__()
+                    except StopAsyncIteration:
+                        return
+                    for event in self._take(frame.data, completing):
+                        yield event
+                    continue
                 if next_frame is None:
                     next_frame = asyncio.ensure_future(iterator.__anext__())
                 wait = max(0.0, next_poll - loop.time()) if self._watched else None
-                done, _ = await asyncio.wait({next_frame}, timeout=wait)
+                done, _ = await asyncio.wait(
+                    {next_frame, *completing}, timeout=wait, return_when=asyncio.FIRST_COMPLETED
+                )
                 if self._watched and loop.time() >= next_poll:
                     next_poll = loop.time() + self._shell_poll_s
                     for event in self._poll_shells():
                         yield event
-                if not done:
+                for finished_read in [task for task in completing if task in done]:
+                    del completing[finished_read]
+                    yield finished_read.result()
+                if next_frame not in done:
                     continue
                 finished, next_frame = next_frame, None
                 try:
                     frame = finished.result()
                 except StopAsyncIteration:
                     return
-                for event in await self._handle(frame.data):
+                for event in self._take(frame.data, completing):
                     yield event
         finally:
-            if next_frame is not None:
-                next_frame.cancel()
+            pending = [*completing, *([next_frame] if next_frame is not None else [])]
+            for future in pending:
+                future.cancel()
+            for future in pending:
                 with contextlib.suppress(BaseException):
-                    await next_frame
+                    await future
+            self._incomplete.clear()
 
-    async def _handle(self, data: str) -> list[ev.HostEvent]:
+    def _take(
+        self, data: str, completing: dict[asyncio.Future[ev.SessionUpdated], str]
+    ) -> list[ev.HostEvent]:
+        """The events of one frame ready to go; a session event naming no location waits for
+        its session's read (started here, one per session, in `completing`)."""
+        ready: list[ev.HostEvent] = []
+        for event in self._handle(data):
+            if not isinstance(event, ev.SessionUpdated) or event.info.directory:
+                ready.append(event)  # the event describes the session: nothing to read
+                continue
+            sid = event.info.id
+            if sid not in self._incomplete:
+                completing[asyncio.ensure_future(self._complete(sid))] = sid
+            self._incomplete[sid] = event
+        return ready
+
+    def _handle(self, data: str) -> list[ev.HostEvent]:
         envelope = parse_frame(data)
         if envelope is None:
             log.debug("opencode-v2: ignored a frame that is not an event: %.80r", data)
@@ -270,9 +328,6 @@ class OpenCodeV2Host:
             return []
         events: list[ev.HostEvent] = []
         for event in normalize(envelope, self._memory):
-            if isinstance(event, ev.SessionUpdated):
-                events.append(await self._complete(event))
-                continue
             if isinstance(event, ev.ShellStarted) and event.capture_file:
                 seen = self._stat(event.capture_file)
                 self._watched[event.shell_id] = _ShellWatch(
@@ -286,14 +341,15 @@ class OpenCodeV2Host:
             log.debug("opencode-v2: no session meaning for %s events", envelope.get("type"))
         return events
 
-    async def _complete(self, event: ev.SessionUpdated) -> ev.SessionUpdated:
+    async def _complete(self, session_id: str) -> ev.SessionUpdated:
         """Session events are mostly location-free: read the session for its directory and
-        parent, keeping what the event said when the read fails."""
+        parent, keeping what the latest event said (and all of it when the read fails)."""
         try:
-            info = await self.session(event.info.id)
+            info = await self.session(session_id)
         except HostError as exc:
-            log.debug("opencode-v2: reading session %s failed: %s", event.info.id, exc)
-            return event
+            log.debug("opencode-v2: reading session %s failed: %s", session_id, exc)
+            info = None
+        event = self._incomplete.pop(session_id)
         if info is None:
             return event
         return ev.SessionUpdated(
