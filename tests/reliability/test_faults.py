@@ -403,9 +403,9 @@ class JumpingClock(FakeClock):
         self._now += seconds  # no timer runs on the jump itself
 
 
-@pytest.mark.parametrize("jump", [10 * 3600.0, -3600.0, -30.0], ids=["+10h", "-1h", "-30s"])
-async def test_clock_jumps_cause_no_burst_and_no_crash(tmp_path: Path, jump: float) -> None:
-    sessions = [f"ses_{n}" for n in range(3)]
+def _jumping_runtime(tmp_path: Path) -> tuple[FakeHost, JumpingClock, Store, Runtime]:
+    """A started runtime on a clock the test can set back or forward, over a fake 2.x host:
+    settle 1 s, at most one nudge a minute."""
     host = FakeHost(kind="opencode-v2")
     clock = JumpingClock()
     store = Store(tmp_path / DB_NAME)
@@ -417,6 +417,13 @@ async def test_clock_jumps_cause_no_burst_and_no_crash(tmp_path: Path, jump: flo
     workspace = FakeWorkspace([str(tmp_path)], {str(tmp_path): ITEMS})
     runtime = Runtime(connect, store, settings, clock, workspace)
     runtime.start()
+    return host, clock, store, runtime
+
+
+@pytest.mark.parametrize("jump", [10 * 3600.0, -3600.0, -30.0], ids=["+10h", "-1h", "-30s"])
+async def test_clock_jumps_cause_no_burst_and_no_crash(tmp_path: Path, jump: float) -> None:
+    sessions = [f"ses_{n}" for n in range(3)]
+    host, clock, store, runtime = _jumping_runtime(tmp_path)
     try:
         host.emit(ev.Connected("opencode-v2", "http://127.0.0.1:1", "2"), ev.Resynced(busy={}))
         for sid in sessions:
@@ -460,17 +467,7 @@ async def test_after_the_clock_is_set_back_an_hour_the_next_nudge_waits_the_inte
     """The last nudge now reads an hour in the future. How long ago it really was is unknown,
     so, as in the store, it no longer holds the next nudge back (measured against it, the
     minimum interval would last about an hour); the nudge after it is measured as usual."""
-    host = FakeHost(kind="opencode-v2")
-    clock = JumpingClock()
-    store = Store(tmp_path / DB_NAME)
-
-    async def connect() -> FakeHost:
-        return host
-
-    settings = SupervisorSettings(settle_ms=1000, min_nudge_interval_ms=60_000, stall_minutes=5)
-    workspace = FakeWorkspace([str(tmp_path)], {str(tmp_path): ITEMS})
-    runtime = Runtime(connect, store, settings, clock, workspace)
-    runtime.start()
+    host, clock, store, runtime = _jumping_runtime(tmp_path)
 
     async def turn(step: str) -> None:
         host.emit(ev.TurnStarted(SID), ev.StepStarted(SID, step), ev.StepEnded(SID, step, "stop"))
