@@ -83,6 +83,22 @@ class Events:
         await self._stream.aclose()  # type: ignore[attr-defined]
 
 
+@contextlib.asynccontextmanager
+async def _watching(
+    fake: FakeV2Server, **kw: object
+) -> AsyncIterator[tuple[OpenCodeV2Host, Events]]:
+    """A host on `fake` (`kw` as `_host` takes them) with its event stream; the stream, the
+    host and the fake server are closed on the way out, whatever the test did."""
+    host = _host(fake, **kw)  # type: ignore[arg-type]
+    events = Events(host)
+    try:
+        yield host, events
+    finally:
+        await events.aclose()
+        await host.aclose()
+        await fake.stop()
+
+
 def _is(kind: type, **fields: object) -> Callable[[ev.HostEvent], bool]:
     return lambda e: isinstance(e, kind) and all(getattr(e, k) == v for k, v in fields.items())
 
@@ -140,9 +156,7 @@ async def test_wrong_password_is_unauthorized_and_never_logged(
 ) -> None:
     caplog.set_level(logging.DEBUG)
     fake = await _server()
-    host = _host(fake, password="wrong-secret-value")
-    events = Events(host)
-    try:
+    async with _watching(fake, password="wrong-secret-value") as (host, events):
         with pytest.raises(HostError) as denied:
             await host.busy_sessions()
         assert denied.value.kind == "unauthorized"
@@ -150,10 +164,6 @@ async def test_wrong_password_is_unauthorized_and_never_logged(
         assert "401" in dropped[-1].error  # type: ignore[union-attr]
         assert all("wrong-secret-value" not in r.getMessage() for r in caplog.records)
         assert not any(isinstance(e, ev.Connected) for e in events.seen)
-    finally:
-        await events.aclose()
-        await host.aclose()
-        await fake.stop()
 
 
 # --- the stream ----------------------------------------------------------------------------
@@ -164,9 +174,7 @@ async def test_connect_resync_and_a_turn(variant: Variant) -> None:
     fake = await _server(variant)
     fake.add_session("ses_child", "/proj", parent_id=SID)
     fake.set_active("ses_child")
-    host = _host(fake)
-    events = Events(host)
-    try:
+    async with _watching(fake) as (_, events):
         first = await events.of(ev.Resynced)
         connected, resynced = first
         assert isinstance(connected, ev.Connected) and connected.kind == "opencode-v2"
@@ -180,34 +188,22 @@ async def test_connect_resync_and_a_turn(variant: Variant) -> None:
         assert got[0] == ev.TurnStarted(SID)
         assert [type(e).__name__ for e in got].count("StepEnded") == 2
         assert got[-1] == ev.TurnEnded(SID, "completed")
-    finally:
-        await events.aclose()
-        await host.aclose()
-        await fake.stop()
 
 
 async def test_session_created_is_completed_from_the_session_route() -> None:
     fake = await _server()
-    host = _host(fake)
-    events = Events(host)
-    try:
+    async with _watching(fake) as (_, events):
         await events.of(ev.Resynced)
         fake.add_session("ses_new", "/proj/sub", parent_id=SID, title="child")
         # The newest shape has no parentID here and an older one no location at all.
         fake.emit("session.created", {"sessionID": "ses_new", "info": {"id": "ses_new"}})
         got = await events.of(ev.SessionUpdated)
         assert got[-1] == ev.SessionUpdated(ev.SessionInfo("ses_new", "/proj/sub", SID, "child"))
-    finally:
-        await events.aclose()
-        await host.aclose()
-        await fake.stop()
 
 
 async def test_a_slow_session_read_does_not_hold_the_stream() -> None:
     fake = await _server()
-    host = _host(fake)
-    events = Events(host)
-    try:
+    async with _watching(fake) as (_, events):
         await events.of(ev.Resynced)
         fake.add_session("ses_new", "/proj/sub", parent_id=SID, title="child")
         fake.session_read_gate = asyncio.Event()
@@ -219,17 +215,11 @@ async def test_a_slow_session_read_does_not_hold_the_stream() -> None:
         fake.session_read_gate.set()
         got = await events.of(ev.SessionUpdated)
         assert got[-1] == ev.SessionUpdated(ev.SessionInfo("ses_new", "/proj/sub", SID, "child"))
-    finally:
-        await events.aclose()
-        await host.aclose()
-        await fake.stop()
 
 
 async def test_a_session_created_with_its_location_is_not_read_again() -> None:
     fake = await _server()
-    host = _host(fake)
-    events = Events(host)
-    try:
+    async with _watching(fake) as (_, events):
         await events.of(ev.Resynced)
         fake.add_session("ses_new", "/proj/sub", parent_id=SID, title="child")
         data = {"sessionID": "ses_new", "id": "ses_new", "title": "child", "parentID": SID}
@@ -237,18 +227,12 @@ async def test_a_session_created_with_its_location_is_not_read_again() -> None:
         got = await events.of(ev.SessionUpdated)
         assert got[-1] == ev.SessionUpdated(ev.SessionInfo("ses_new", "/proj/sub", SID, "child"))
         assert ("GET", "/api/session/ses_new") not in fake.requests
-    finally:
-        await events.aclose()
-        await host.aclose()
-        await fake.stop()
 
 
 @VARIANTS
 async def test_drop_reconnect_resync_and_seq_dedupe(variant: Variant) -> None:
     fake = await _server(variant)
-    host = _host(fake)
-    events = Events(host)
-    try:
+    async with _watching(fake) as (_, events):
         await events.of(ev.Resynced)
         fake.emit("session.execution.started", {"sessionID": SID})
         await events.until(_is(ev.TurnStarted))
@@ -266,17 +250,11 @@ async def test_drop_reconnect_resync_and_seq_dedupe(variant: Variant) -> None:
         got = await events.of(ev.StepStarted)
         assert ev.TurnStarted(SID) not in got
         assert sum(isinstance(e, ev.Connected) for e in events.seen) == 2
-    finally:
-        await events.aclose()
-        await host.aclose()
-        await fake.stop()
 
 
 async def test_server_restart_on_the_same_port_reconnects() -> None:
     fake = await _server()
-    host = _host(fake)
-    events = Events(host)
-    try:
+    async with _watching(fake) as (host, events):
         await events.of(ev.Resynced)
         await fake.stop()
         await events.of(ev.Disconnected)
@@ -285,10 +263,6 @@ async def test_server_restart_on_the_same_port_reconnects() -> None:
         got = await events.of(ev.Resynced)
         connected = next(e for e in got if isinstance(e, ev.Connected))
         assert connected.version == "2.0.18" and host.info.version == "2.0.18"
-    finally:
-        await events.aclose()
-        await host.aclose()
-        await fake.stop()
 
 
 async def test_a_server_that_stays_down_is_logged_once(caplog: pytest.LogCaptureFixture) -> None:
@@ -325,9 +299,7 @@ async def test_a_server_that_stays_down_is_logged_once(caplog: pytest.LogCapture
 async def test_a_slow_reader_is_dropped_and_resyncs() -> None:
     # A tiny queue and socket buffer: an adapter that stops reading overflows fast.
     fake = await _server(queue_size=4, send_buffer=4096)
-    host = _host(fake)
-    events = Events(host)
-    try:
+    async with _watching(fake) as (_, events):
         await events.of(ev.Resynced)
         big = "x" * 65536
         for n in range(400):  # the adapter is not pulling: it is a slow reader now
@@ -340,17 +312,11 @@ async def test_a_slow_reader_is_dropped_and_resyncs() -> None:
         got = await events.of(ev.Resynced, timeout=10)
         assert any(isinstance(e, ev.Disconnected) for e in got)
         assert got[-1].busy == {SID: "busy"}  # type: ignore[union-attr]
-    finally:
-        await events.aclose()
-        await host.aclose()
-        await fake.stop()
 
 
 async def test_a_silent_stream_is_ended_by_the_watchdog() -> None:
     fake = await _server(heartbeat_s=0.05)
-    host = _host(fake, idle_timeout=0.5)
-    events = Events(host)
-    try:
+    async with _watching(fake, idle_timeout=0.5) as (_, events):
         await events.of(ev.Resynced)
         # Heartbeats alone keep the stream alive well past the idle timeout.
         with pytest.raises(asyncio.TimeoutError):
@@ -359,17 +325,11 @@ async def test_a_silent_stream_is_ended_by_the_watchdog() -> None:
         dropped = await events.of(ev.Disconnected, timeout=3)
         assert "nothing received" in dropped[-1].error  # type: ignore[union-attr]
         await events.of(ev.Resynced)
-    finally:
-        await events.aclose()
-        await host.aclose()
-        await fake.stop()
 
 
 async def test_garbage_frames_and_unknown_events_are_skipped() -> None:
     fake = await _server()
-    host = _host(fake)
-    events = Events(host)
-    try:
+    async with _watching(fake) as (_, events):
         await events.of(ev.Resynced)
         fake.emit_raw("data: {not json\n\n")
         fake.emit_raw("event: weird\nretry: x\nnonsense line\n\n")
@@ -378,10 +338,6 @@ async def test_garbage_frames_and_unknown_events_are_skipped() -> None:
         fake.emit("session.execution.started", {"sessionID": SID})
         got = await events.of(ev.TurnStarted)
         assert [type(e) for e in got] == [ev.TurnStarted]
-    finally:
-        await events.aclose()
-        await host.aclose()
-        await fake.stop()
 
 
 # --- shells and queued input across a lossy stream --------------------------------------------
@@ -389,9 +345,7 @@ async def test_garbage_frames_and_unknown_events_are_skipped() -> None:
 
 async def test_a_growing_capture_file_counts_as_activity(tmp_path: Path) -> None:
     fake = await _server()
-    host = _host(fake, shell_poll_s=0.05)
-    events = Events(host)
-    try:
+    async with _watching(fake, shell_poll_s=0.05) as (_, events):
         await events.of(ev.Resynced)
         out = tmp_path / "sh.out"
         shell_id = fake.start_shell(SID, out, "npm run build")
@@ -409,19 +363,13 @@ async def test_a_growing_capture_file_counts_as_activity(tmp_path: Path) -> None
             f.write("more\n")  # an ended shell is no longer watched
         with pytest.raises(asyncio.TimeoutError):
             await events.of(ev.ToolProgress, timeout=0.3)
-    finally:
-        await events.aclose()
-        await host.aclose()
-        await fake.stop()
 
 
 async def test_shell_exit_and_delivery_lost_in_a_drop_are_healed_on_resync(
     tmp_path: Path,
 ) -> None:
     fake = await _server()
-    host = _host(fake)
-    events = Events(host)
-    try:
+    async with _watching(fake) as (_, events):
         await events.of(ev.Resynced)
         kept = fake.start_shell(SID, tmp_path / "a.out", "sleep 600")
         lost = fake.start_shell(SID, tmp_path / "b.out", "make")
@@ -438,10 +386,6 @@ async def test_shell_exit_and_delivery_lost_in_a_drop_are_healed_on_resync(
         assert ev.ShellEnded(SID, lost) in healed
         assert ev.ShellEnded(SID, kept) not in healed
         assert healed[-1] == ev.InputDelivered(SID, inbox_id)
-    finally:
-        await events.aclose()
-        await host.aclose()
-        await fake.stop()
 
 
 # --- synthetic input wakes the session, like a real host ----------------------------------------
@@ -450,9 +394,7 @@ async def test_shell_exit_and_delivery_lost_in_a_drop_are_healed_on_resync(
 async def test_a_nudge_wakes_the_session() -> None:
     fake = await _server()
     fake.on_synthetic = lambda sid, body: fake.run_turn(sid)
-    host = _host(fake)
-    events = Events(host)
-    try:
+    async with _watching(fake) as (host, events):
         await events.of(ev.Resynced)
         await host.nudge(SID, "continue", "todo-ls: idle nudge #1")
         got = await events.until(_is(ev.TurnEnded))
@@ -460,7 +402,3 @@ async def test_a_nudge_wakes_the_session() -> None:
         assert kinds[:3] == [ev.InputQueued, ev.InputDelivered, ev.UserMessage]
         assert got[2] == ev.UserMessage(SID, synthetic=True, message_id=got[2].message_id)  # type: ignore[union-attr]
         assert ev.TurnStarted(SID) in got and got[-1] == ev.TurnEnded(SID, "completed")
-    finally:
-        await events.aclose()
-        await host.aclose()
-        await fake.stop()
