@@ -40,6 +40,7 @@ class FakeHost:
         self.sessions: dict[str, ev.SessionInfo] = {}
         self.nudge_error: HostError | None = None
         self.busy_on_nudge_check: dict[str, ev.BusyKind] = {}  # what busy_sessions() reports
+        self.busy_checks = 0  # busy_sessions() calls
         # Like 1.x, the busy snapshot is per directory: only the folders it was given count.
         self.directories = list(directories)
         self.busy_in: dict[str, dict[str, ev.BusyKind]] = {}  # directory → its busy sessions
@@ -82,6 +83,7 @@ class FakeHost:
         return self.sessions.get(session_id)
 
     async def busy_sessions(self) -> Mapping[str, ev.BusyKind]:
+        self.busy_checks += 1
         busy = dict(self.busy_on_nudge_check)
         for directory in self.directories:
             busy.update(self.busy_in.get(directory, {}))

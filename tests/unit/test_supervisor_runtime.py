@@ -618,6 +618,17 @@ async def test_markdown_only_nudge_and_files_changed(h: Harness) -> None:
     assert h.rt.state_word() == "done"
 
 
+async def test_sessions_due_together_share_one_busy_check(h: Harness) -> None:
+    sessions = [f"ses_{n}" for n in range(6)]
+    for sid in sessions:
+        await h.turn(sid)
+    h.host.busy_on_nudge_check = {"ses_3": "busy"}  # the user prompted this one just now
+    await h.advance(5)
+    assert sorted(s.session_id for s in h.host.sent) == [s for s in sessions if s != "ses_3"]
+    # Six nudges due at the same moment asked the host once or twice, not six times.
+    assert 1 <= h.host.busy_checks <= 2
+
+
 async def test_blocked_only_is_never_nudged(h: Harness) -> None:
     h.workspace.items[h.project] = [FileItem("PLAN.md", 4, "Ask about the licence", "blocked")]
     await h.turn(todos=())

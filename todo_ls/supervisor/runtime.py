@@ -16,7 +16,7 @@ import os
 import socket
 import sqlite3
 import uuid
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -50,6 +50,7 @@ from todo_ls.supervisor.policy import (
     read_history,
 )
 from todo_ls.supervisor.session_todos import ListedTodo, combined, session_items, todo_summary
+from todo_ls.supervisor.shared_fetch import SharedFetch
 from todo_ls.supervisor.text import Nudge
 from todo_ls.workspace import WorkspaceIndex, innermost_folder
 
@@ -158,6 +159,7 @@ class Runtime:
         self._sending: set[str] = set()
         self._asked_info: set[str] = set()
         self._host_folders: tuple[str, ...] | None = None  # last handed to `host`
+        self._busy_snapshots: tuple[Host, SharedFetch[Mapping[str, ev.BusyKind]]] | None = None
         self._main: asyncio.Task[None] | None = None
         self._stopped = False
 
@@ -188,6 +190,9 @@ class Runtime:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
         self._main = None
+        if self._busy_snapshots is not None:
+            await self._busy_snapshots[1].close()
+            self._busy_snapshots = None
         if self.host is not None:
             with contextlib.suppress(Exception):
                 await self.host.aclose()
@@ -584,7 +589,7 @@ class Runtime:
             return "nothing open"
         checks_idle = manual or decision.send == "idle"
         if checks_idle and Capability.BUSY_SNAPSHOT in host.capabilities:
-            busy = await host.busy_sessions()
+            busy = await self._busy_now(host)
             family = {session_id, *(c.id for c in self.tracker.descendants(session_id))}
             now = self._clock.now()
             hit = [sid for sid in family if sid in busy]
@@ -597,6 +602,13 @@ class Runtime:
             if decision.send is None:
                 return decision.reason
         return None
+
+    async def _busy_now(self, host: Host) -> Mapping[str, ev.BusyKind]:
+        """The host's busy sessions, from a request sent after this call: nudges due at the
+        same moment share one request (shared_fetch.py)."""
+        if self._busy_snapshots is None or self._busy_snapshots[0] is not host:
+            self._busy_snapshots = (host, SharedFetch(host.busy_sessions))
+        return await self._busy_snapshots[1].get()
 
     def _delivery_failed(self, session_id: str, err: HostError) -> str:
         if err.kind == "not-found":
