@@ -629,6 +629,21 @@ async def test_sessions_due_together_share_one_busy_check(h: Harness) -> None:
     assert 1 <= h.host.busy_checks <= 2
 
 
+async def test_nudges_sent_together_share_a_toast(h: Harness) -> None:
+    sessions = [f"ses_{n}" for n in range(6)]
+    for sid in sessions:
+        await h.turn(sid)
+    await h.advance(5)
+    assert len(h.host.sent) == 6
+    toasts = [message for _, message, _ in h.host.toasts]
+    assert 1 <= len(toasts) < 6, toasts
+    # Every nudge is told: counted in a shared toast, or in one of its own.
+    told = sum(int(t.split(" sessions nudged")[0]) if "sessions nudged" in t else 1 for t in toasts)
+    assert told == 6
+    shared = next(t for t in toasts if "sessions nudged" in t)
+    assert shared.endswith(": plan, plan, plan and 3 more.") or shared.endswith("plan.")
+
+
 async def test_blocked_only_is_never_nudged(h: Harness) -> None:
     h.workspace.items[h.project] = [FileItem("PLAN.md", 4, "Ask about the licence", "blocked")]
     await h.turn(todos=())

@@ -5,7 +5,7 @@ from __future__ import annotations
 from todo_ls.checklist.model import FileItem
 from todo_ls.supervisor.events import SessionTodo
 from todo_ls.supervisor.policy import open_set
-from todo_ls.supervisor.text import MAX_LISTED, Nudge
+from todo_ls.supervisor.text import MAX_LISTED, Nudge, announcement
 
 TODOS = [
     SessionTodo("Write the parser", "in_progress", "high"),
@@ -85,3 +85,16 @@ def test_manual_nudge_says_the_user_sent_it() -> None:
     assert Nudge("manual", 3, open_set(TODOS, [])).headline() == (
         "Nudge #3 (sent by the user) — 2 of 2 todos left."
     )
+
+
+def test_one_nudge_is_announced_with_its_headline() -> None:
+    assert announcement([("plan", "Idle nudge #1 — 2 of 2 todos left.")]) == (
+        "plan: Idle nudge #1 — 2 of 2 todos left."
+    )
+
+
+def test_nudges_sent_together_are_counted_and_the_first_named() -> None:
+    two = [("plan", "Idle nudge #1"), ("docs", "Stall nudge #2")]
+    assert announcement(two) == "2 sessions nudged: plan, docs."
+    five = [(f"s{n}", "Idle nudge #1") for n in range(5)]
+    assert announcement(five) == "5 sessions nudged: s0, s1, s2 and 2 more."

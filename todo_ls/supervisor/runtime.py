@@ -51,7 +51,7 @@ from todo_ls.supervisor.policy import (
 )
 from todo_ls.supervisor.session_todos import ListedTodo, combined, session_items, todo_summary
 from todo_ls.supervisor.shared_fetch import SharedFetch
-from todo_ls.supervisor.text import Nudge
+from todo_ls.supervisor.text import Nudge, announcement
 from todo_ls.workspace import WorkspaceIndex, innermost_folder
 
 log = logging.getLogger(__name__)
@@ -159,6 +159,9 @@ class Runtime:
         self._sending: set[str] = set()
         self._asked_info: set[str] = set()
         self._host_folders: tuple[str, ...] | None = None  # last handed to `host`
+        # (title, headline) of nudges the human was not told of yet
+        self._unannounced: list[tuple[str, str]] = []
+        self._announcing = False
         self._busy_snapshots: tuple[Host, SharedFetch[Mapping[str, ev.BusyKind]]] | None = None
         self._main: asyncio.Task[None] | None = None
         self._stopped = False
@@ -569,7 +572,7 @@ class Runtime:
             self._set_error(None)
         first = nudge.headline()
         log.info("supervisor: nudged %s: %s", session_id, first)
-        await self._announce(host, view.session.title or session_id, first)
+        self._announce(host, view.session.title or session_id, first)
         if self._on_nudge is not None:
             self._on_nudge(NudgeSent(session_id, kind, claim.number, first))
         self._changed()
@@ -622,19 +625,33 @@ class Runtime:
         log.warning("supervisor: nudge of %s failed: %s", session_id, err)
         return f"delivery failed: {_one_line(err)}"
 
-    async def _announce(self, host: Host, title: str, first: str) -> None:
-        """Tell the human: a toast in the host's TUI where it can, else the editor."""
+    def _announce(self, host: Host, title: str, headline: str) -> None:
+        """Tell the human, in the background: a toast in the host's TUI where it can, else the
+        editor. One toast at a time: nudges sent while one is on its way share the next, so
+        200 sessions nudged together make a few toasts, not 200 requests queued in front of
+        the next nudges."""
         if not self.settings.toasts:
             return
-        message = f"{title}: {first}"
-        shown = False
-        if Capability.TOAST in host.capabilities:
-            try:
-                shown = await host.toast("todo-ls", message, "info")
-            except HostError as err:
-                log.info("supervisor: toast failed: %s", err)
-        if not shown and self._on_user_message is not None:
-            self._on_user_message(message)
+        self._unannounced.append((title, headline))
+        if not self._announcing:
+            self._announcing = True
+            self._spawn(self._announce_pending(host), "announcing a nudge")
+
+    async def _announce_pending(self, host: Host) -> None:
+        try:
+            while self._unannounced:
+                message = announcement(self._unannounced)
+                self._unannounced = []
+                shown = False
+                if Capability.TOAST in host.capabilities:
+                    try:
+                        shown = await host.toast("todo-ls", message, "info")
+                    except HostError as err:
+                        log.info("supervisor: toast failed: %s", err)
+                if not shown and self._on_user_message is not None:
+                    self._on_user_message(message)
+        finally:
+            self._announcing = False
 
     def _spawn(self, work: Awaitable[Any], what: str) -> None:
         async def guarded() -> None:

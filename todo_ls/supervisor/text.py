@@ -81,3 +81,18 @@ def _item_line(item: OpenItem) -> str:
 
 def _has_todos(items: OpenSet) -> bool:
     return any(i.ref is None for i in items.items)
+
+
+MAX_ANNOUNCED = 3  # sessions named in one announcement; a toast is a line, not a report
+
+
+def announcement(nudged: Sequence[tuple[str, str]]) -> str:
+    """What the human is shown for nudges sent together, given each one's session title and
+    headline: `title: headline` for one; for several, how many and the first few titles
+    (docs/supervisor.md, "Telling the human")."""
+    if len(nudged) == 1:
+        title, headline = nudged[0]
+        return f"{title}: {headline}"
+    titles = ", ".join(title for title, _ in nudged[:MAX_ANNOUNCED])
+    more = len(nudged) - MAX_ANNOUNCED
+    return f"{len(nudged)} sessions nudged: {titles}" + (f" and {more} more." if more > 0 else ".")
