@@ -9,8 +9,9 @@ per event as OpenCode writes them). `--framing v2`: the fake 2.x server of the t
 Driven over stdin/stdout, one JSON object per line: it prints `{"url", "password"}` once
 listening; `{"go": N}` streams N events of the mix to every open event stream (as fast as the
 reader takes them) and answers `{"sent": N}`; `{"marker": "<session id>"}` streams an end
-marker (a new busy session of that id); `{"turns": N}` plays the turns of the nudge measurement
-and answers when each idle event was written; `{"nudges": true}` answers the nudge arrival
+marker (a new busy session of that id); `{"plan": N}` starts the N turns of the nudge
+measurement (each session busy with open todos), `{"turns": N}` ends them and answers when each
+idle event was written; `{"nudges": true}` answers the nudge arrival
 times (`time.perf_counter`, comparable across processes on Linux); EOF stops it.
 """
 
@@ -125,10 +126,9 @@ class V1Server:
                 await writer.drain()
         return number
 
-    async def turns(self, sessions: int) -> dict[str, float]:
-        """`sessions` copies of the recorded `todo` scenario: every session plans open todos,
-        then the turns end a little apart (2 ms), as they do in real life. Returns when each
-        session's idle event was written."""
+    def _todo_turn(self) -> tuple[list[str], list[str], str]:
+        """The recorded `todo` scenario, encoded: the events up to the turn's end, the rest,
+        and the session id the copies rewrite."""
         rows = [r["event"] for r in event_stream.sample_rows() if r["scenario"] == "todo"]
         cut = next(
             n
@@ -136,29 +136,36 @@ class V1Server:
             if e["type"] == "session.status" and e["properties"]["status"]["type"] == "idle"
         )
         encoded = [json.dumps({"directory": self.project, "payload": e}) for e in rows]
+        return encoded[:cut], encoded[cut:], rows[cut]["properties"]["sessionID"]
 
-        def frames(lines: list[str], copy: int) -> bytes:
-            text = "".join(
-                f"data: {event_stream.rewrite(line, copy, self.project)}\n\n" for line in lines
-            )
-            return event_stream.generation(text, 0).encode()
+    def _frames(self, lines: list[str], copy: int) -> bytes:
+        text = "".join(
+            f"data: {event_stream.rewrite(line, copy, self.project)}\n\n" for line in lines
+        )
+        return event_stream.generation(text, 0).encode()
 
-        for line in encoded[:cut]:
+    async def plan(self, sessions: int) -> None:
+        """`sessions` copies of the recorded `todo` scenario up to the end of the turn: every
+        session is busy and has planned open todos."""
+        working, _, _ = self._todo_turn()
+        for line in working:
             for copy in range(sessions):
                 for writer in self.streams:
-                    write_chunk(writer, frames([line], copy))
+                    write_chunk(writer, self._frames([line], copy))
             for writer in self.streams:
                 await writer.drain()
-        await asyncio.sleep(1.0)  # every session is busy with its todos before the first ends
+
+    async def turns(self, sessions: int) -> dict[str, float]:
+        """The turns of the planned sessions end a little apart (2 ms), as they do in real
+        life. Returns when each session's idle event was written."""
+        _, ending, session_id = self._todo_turn()
         idle_at: dict[str, float] = {}
         for copy in range(sessions):
-            data = frames(encoded[cut:], copy)
+            data = self._frames(ending, copy)
             for writer in self.streams:
                 write_chunk(writer, data)
                 await writer.drain()
-            idle_at[event_stream.rewrite(rows[cut]["properties"]["sessionID"], copy, "")] = (
-                time.perf_counter()
-            )
+            idle_at[event_stream.rewrite(session_id, copy, "")] = time.perf_counter()
             await asyncio.sleep(0.002)
         return idle_at
 
@@ -272,6 +279,9 @@ async def main_async(framing: str, project: str, copies: int, text_chars: int) -
         elif "marker" in command:
             await producer.marker(str(command["marker"]))
             answer({"marker": True})
+        elif "plan" in command and isinstance(producer, V1Server):
+            await producer.plan(int(command["plan"]))
+            answer({"planned": command["plan"]})
         elif "turns" in command and isinstance(producer, V1Server):
             answer({"idle_at": await producer.turns(int(command["turns"]))})
         elif "nudges" in command:
