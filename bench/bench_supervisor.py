@@ -360,6 +360,7 @@ async def nudge_delay(
         planned = client.wait_for("todoLs/status", listing("ses_benchplanned"))
         await producer.ask({"marker": "ses_benchplanned"})
         await asyncio.wait_for(planned, 120)
+        cpu_before = cpu_seconds(client.process.pid)
         idle_at: dict[str, float] = (await producer.ask({"turns": sessions}))["idle_at"]
         deadline = time.perf_counter() + settle_ms / 1000 + 30
         nudged: dict[str, float] = {}
@@ -368,6 +369,9 @@ async def nudge_delay(
             nudged = (await producer.ask({"nudges": True}))["nudges"]
             if len(nudged) >= len(idle_at):
                 break
+        # What the server spent from the turns' ends to the last nudge (and up to 0.25 s
+        # after it): events, decisions, claims, host requests, status.
+        cpu = cpu_seconds(client.process.pid) - cpu_before
     finally:
         await client.close()
         await producer.close()
@@ -377,6 +381,7 @@ async def nudge_delay(
         "nudged": len(nudged),
         "settle_ms": settle_ms,
         "delay_after_settle": summary(delays) if delays else None,
+        "server_cpu_ms_per_nudge": round(cpu * 1000 / max(1, len(nudged)), 2),
     }
 
 
