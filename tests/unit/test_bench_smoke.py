@@ -36,8 +36,27 @@ def test_parse_bench_checks_identity_with_markdown_it() -> None:
     report = run_bench("-c", code)
     assert report["items"] == 200
     assert report["identical_items"] is True
+    # The figure is for the scanner the package uses: the compiled one, which the test set-up
+    # builds (scripts/setup-compiled.sh); the pure one is measured beside it.
+    assert report["engine"] == "compiled", "run scripts/setup-compiled.sh"
+    assert report["pure"]["identical_items"] is True
     # The fast engine exists to be faster than markdown-it-py (CPU time; about 15x here).
     assert report["ratio"] >= 2, report
+    assert report["pure"]["ratio"] >= 2, report
+    table = subprocess.run(
+        [sys.executable, "table.py"],
+        cwd=BENCH,
+        input=json.dumps(report),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    ).stdout
+    rows = [line for line in table.splitlines() if line.startswith("| parse |")]
+    assert [("compiled engine" in row, "pure engine" in row) for row in rows] == [
+        (True, False),
+        (False, True),
+    ], table
 
 
 def test_editor_bench_measures_push_and_pull_against_a_baseline() -> None:
