@@ -365,9 +365,15 @@ def _scan(lines: list[str], found: _Found) -> None:
     plain = found.plain
     headings = found.headings
     state_of = found.state_of
+    # Names the hot path uses, as locals: in the compiled build a module global is a dictionary
+    # look-up at each use.
     blank_line = is_blank
     open_task = OpenTask
+    task_item = TaskItem
+    plain_item = PlainListItem
     match_simple = _SIMPLE.match
+    continued = bisect_right
+    trim = TRIM
     owner: int | None = None  # the heading that owns what follows
     line_count = len(lines)
     # Open containers, outermost first (see `_Found`).
@@ -386,7 +392,8 @@ def _scan(lines: list[str], found: _Found) -> None:
     html_end: re.Pattern[str] | None = None
 
     start_line = _front_matter_end(lines)
-    for i, line in enumerate(lines[start_line:], start_line):
+    for i in range(start_line, line_count):
+        line = lines[i]
         if not line and not quotes and leaf <= _PARA:
             # An empty line with only list items open (the most common blank line): as below.
             if stack and not stack[-1][2]:
@@ -409,7 +416,7 @@ def _scan(lines: list[str], found: _Found) -> None:
                 # With only list items open, the items that continue are those whose content
                 # column the line's first non-space character reaches.
                 ns = len(indent)
-                matched = bisect_right(cols, ns)
+                matched = continued(cols, ns)
                 pos = cols[matched - 1] if matched else 0
                 # Else indented code or paragraph text, and an ordered list item that does not
                 # start at 1 cannot interrupt a paragraph: the general path.
@@ -426,7 +433,7 @@ def _scan(lines: list[str], found: _Found) -> None:
                             while last > item.line and blank_line(lines[last]):
                                 last -= 1
                             item.end_line = last
-                            item.__class__ = TaskItem
+                            item.__class__ = task_item
                     if bullet is None:  # 4. a new paragraph (as below)
                         start = ns
                         if stack and not stack[-1][2]:
@@ -449,12 +456,12 @@ def _scan(lines: list[str], found: _Found) -> None:
                         if state is None:
                             if box is None and line[start] == "[" and _may_define(line, start):
                                 raise _Unsupported
-                            plain.append(PlainListItem(i, start))
+                            plain.append(plain_item(i, start))
                             para = [_ITEM, start - pos, 1, parent, None, i]
                             para_kind = _PLAIN
                         else:
                             # `_Found.task` inlined: most lines of a plan are such items.
-                            text = line[simple.end() :].strip(TRIM)
+                            text = line[simple.end() :].strip(trim)
                             item = open_task()
                             item.index = index = len(items)
                             item.line = i
@@ -482,7 +489,7 @@ def _scan(lines: list[str], found: _Found) -> None:
             elif (
                 not quotes
                 and (leaf == _FENCE or (leaf == _HTML and html_end is None))
-                and bisect_right(cols, len(indent)) == len(stack)
+                and continued(cols, len(indent)) == len(stack)
             ):
                 continue  # inside a fence or an HTML block that only a blank line ends
         elif not quotes and leaf <= _PARA and line[:1] == "#" and (m := _ATX.match(line)):
@@ -596,7 +603,7 @@ def _scan(lines: list[str], found: _Found) -> None:
                     # The open paragraph becomes a setext heading (markdown-it's lheading).
                     if para_kind == _DEF:
                         raise _Unsupported
-                    text = lines[para_line][para_start:].strip(TRIM)
+                    text = lines[para_line][para_start:].strip(trim)
                     if para_kind != _NO_ITEM:
                         found.undo(para, para_kind)
                         para_kind = _NO_ITEM
@@ -674,7 +681,7 @@ def _scan(lines: list[str], found: _Found) -> None:
             found.demote_to_plain(para, para_line, para_start)
         quotes -= found.close(stack, cols, matched, i)
         start = _offset(line, ns) if ex is not line else ns
-        while start < len(line) and line[start] in TRIM:
+        while start < len(line) and line[start] in trim:
             start += 1
         para_kind = (
             _DEF if line[start : start + 1] == "[" and _may_define(line, start) else _NO_ITEM
