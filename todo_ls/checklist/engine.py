@@ -8,24 +8,22 @@ scripts/setup-compiled.sh for tests and benchmarks, and by the opt-in compiled w
 writes `scan.compiled-from`, the SHA-256 of the scan.py it compiled: a compiled module whose
 stamp does not match the scan.py beside it (an edit since the build) is not used, and a
 warning on stderr says so.
+
+This module is on the Stop hook's start-up path, which has a budget: it imports nothing it
+does not need (no pathlib, no logging unless there is something to say).
 """
 
 from __future__ import annotations
 
-import hashlib
 import importlib
-import importlib.util
-import logging
+import os
 import sys
-from pathlib import Path
 from types import ModuleType
 
-_HERE = Path(__file__).resolve().parent
-SOURCE = _HERE / "scan.py"
-STAMP = _HERE / "scan.compiled-from"
+_HERE = os.path.dirname(os.path.abspath(__file__))
+SOURCE = os.path.join(_HERE, "scan.py")
+STAMP = os.path.join(_HERE, "scan.compiled-from")
 _PURE_NAME = "todo_ls.checklist.scan_pure"
-
-log = logging.getLogger(__name__)
 
 
 class NoCompiledEngine(ImportError):
@@ -41,12 +39,21 @@ def load_pure() -> ModuleType:
     """scan.py, loaded from its source whatever compiled module sits beside it."""
     module = sys.modules.get(_PURE_NAME)
     if module is None:
+        import importlib.util
+
         spec = importlib.util.spec_from_file_location(_PURE_NAME, SOURCE)
         assert spec is not None and spec.loader is not None
         module = importlib.util.module_from_spec(spec)
         sys.modules[_PURE_NAME] = module
         spec.loader.exec_module(module)
     return module
+
+
+def _source_hash() -> str:
+    import hashlib
+
+    with open(SOURCE, "rb") as source:
+        return hashlib.sha256(source.read()).hexdigest()
 
 
 def load_compiled() -> ModuleType:
@@ -58,12 +65,13 @@ def load_compiled() -> ModuleType:
     if not is_compiled(module):
         raise NoCompiledEngine(f"no compiled scanner for this Python beside {SOURCE}")
     try:
-        stamp = STAMP.read_text("utf-8").strip()
+        with open(STAMP, encoding="utf-8") as stamp_file:
+            stamp = stamp_file.read().strip()
     except OSError:
         stamp = ""
-    if stamp != hashlib.sha256(SOURCE.read_bytes()).hexdigest():
+    if stamp != _source_hash():
         raise NoCompiledEngine(
-            f"the compiled scanner {module.__file__} was built from another {SOURCE.name}"
+            f"the compiled scanner {module.__file__} was built from another scan.py"
             " (run scripts/setup-compiled.sh to rebuild it)"
         )
     return module
@@ -76,7 +84,9 @@ def _choose() -> ModuleType:
         module = sys.modules.get("todo_ls.checklist.scan")
         if module is not None and not is_compiled(module):
             return module  # only the source is installed: the usual case, nothing to say
-        log.warning("using the pure-Python scanner: %s", error)
+        import logging
+
+        logging.getLogger(__name__).warning("using the pure-Python scanner: %s", error)
         return load_pure()
 
 
