@@ -13,14 +13,18 @@ if "$PY" scripts/compile_engine.py --check; then
   echo "setup-compiled: up to date"
   exit 0
 fi
+"$PY" -c 'import mypyc, setuptools' 2>/dev/null ||
+  { echo "setup-compiled: mypy (mypyc) or setuptools missing in .venv: run scripts/setup.sh --test" >&2; exit 1; }
 headers="$("$PY" -c 'import sysconfig; print(sysconfig.get_paths()["include"])')"
-if ! command -v cc >/dev/null || [ ! -f "$headers/Python.h" ]; then
+# The compiler this Python was built with, which setuptools calls (gcc, cc, clang).
+cc="$("$PY" -c 'import sysconfig; print((sysconfig.get_config_var("CC") or "cc").split()[0])')"
+if ! command -v "$cc" >/dev/null || [ ! -f "$headers/Python.h" ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gcc python3-dev >/dev/null
   fi
 fi
-command -v cc >/dev/null ||
-  { echo "setup-compiled: no C compiler (cc): install gcc (Debian: apt-get install gcc)" >&2; exit 1; }
+command -v "$cc" >/dev/null ||
+  { echo "setup-compiled: no C compiler ($cc): install it (Debian: apt-get install gcc)" >&2; exit 1; }
 [ -f "$headers/Python.h" ] ||
   { echo "setup-compiled: no Python.h in $headers: install this Python's headers (Debian: python3-dev)" >&2; exit 1; }
 mkdir -p build
