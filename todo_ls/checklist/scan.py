@@ -392,8 +392,9 @@ def _scan(lines: list[str], found: _Found) -> None:
     html_end: re.Pattern[str] | None = None
 
     start_line = _front_matter_end(lines)
-    for i in range(start_line, line_count):
-        line = lines[i]
+    # zip over a range and the lines, not enumerate with a start: mypyc compiles this form (and
+    # not zip's `strict=`: both have the same length) into a native loop; Python runs both alike.
+    for i, line in zip(range(start_line, line_count), lines[start_line:]):  # noqa: B905
         if not line and not quotes and leaf <= _PARA:
             # An empty line with only list items open (the most common blank line): as below.
             if stack and not stack[-1][2]:
