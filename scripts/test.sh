@@ -3,9 +3,10 @@
 # code-server + Chromium) and runs lint, types and the whole test suite. Heavy installs are
 # cached under ~/.cache/todo-ls and reused when present.
 #
-# scripts/test.sh --quick [PYTEST ARGS]: the developer loop. It sets up .venv only (no editors,
-# OpenCode or agents to install), runs lint and types, then the unit and LSP tests without the
-# tests that need a real OpenCode, editor or agent. CI runs the full suite (no --quick).
+# scripts/test.sh --quick [PYTEST ARGS]: the developer loop. It sets up .venv and the compiled
+# scanner only (no editors, OpenCode or agents to install), runs lint and types, then the unit
+# and LSP tests without the tests that need a real OpenCode, editor or agent. CI runs the full
+# suite (no --quick).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export TODO_LS_CACHE="${TODO_LS_CACHE:-$HOME/.cache/todo-ls}"
@@ -19,9 +20,13 @@ fi
 
 echo "== set up"
 scripts/setup.sh --test
+# The compiled checklist scanner: the unit tests check it as well as the pure one, so the quick
+# loop builds it too (a few seconds, nothing when it matches scan.py).
+scripts/setup-compiled.sh
 if [ "$quick" = 0 ]; then
   for s in scripts/setup-*.sh; do
     [ -e "$s" ] || continue
+    [ "$s" = scripts/setup-compiled.sh ] && continue
     echo "== $s"
     "$s"
   done

@@ -16,6 +16,8 @@ import platform
 import re
 import socket
 import subprocess
+import sys
+import sysconfig
 import tarfile
 import time
 import zipfile
@@ -194,6 +196,10 @@ def test_wheel_and_sdist_pass_twine_and_carry_the_one_version(dist: Dist) -> Non
     assert metadata["Requires-Python"] == ">=3.10"
     assert "# todo-ls" in str(metadata.get_payload())  # the README is the project description
     assert {name.split("/")[0] for name in names} == {"todo_ls", f"todo_ls-{__version__}.dist-info"}
+    # The wheel every platform installs is pure Python, even when the checkout it was built from
+    # holds the compiled scanner (scripts/setup-compiled.sh builds it beside scan.py).
+    assert "todo_ls/checklist/scan.py" in names
+    assert not [n for n in names if n.endswith((".so", ".pyd", ".c", ".compiled-from"))], names
     assert f"todo_ls-{__version__}.dist-info/licenses/LICENSE" in names
     with tarfile.open(dist.sdist) as sdist:
         sdist_names = [name for name in sdist.getnames() if len(Path(name).parts) > 2]
@@ -206,6 +212,43 @@ def test_wheel_and_sdist_pass_twine_and_carry_the_one_version(dist: Dist) -> Non
     package = json.loads((REPO / "editors" / "vscode" / "package.json").read_text("utf-8"))
     assert package["version"] == __version__
     assert f"## {__version__}" in (REPO / "CHANGELOG.md").read_text("utf-8")
+
+
+def _hatchling(code: str, cwd: Path, compiled: bool) -> str:
+    """Runs `code` against hatchling's build API in `cwd`, with TODO_LS_COMPILED=1 or without."""
+    env = {k: v for k, v in os.environ.items() if k != "TODO_LS_COMPILED"}
+    if compiled:
+        env["TODO_LS_COMPILED"] = "1"
+    return _run([sys.executable, "-c", f"import hatchling.build as b\n{code}"], env=env, cwd=cwd)
+
+
+def test_the_opt_in_compiled_wheel_carries_the_compiled_scanner(dist: Dist, tmp_path: Path) -> None:
+    """TODO_LS_COMPILED=1: a wheel for this platform and Python with the scanner compiled by
+    mypyc beside scan.py, built from the sdist; only that build asks for mypy."""
+    with tarfile.open(dist.sdist) as sdist:
+        sdist.extractall(tmp_path, filter="data")
+    source = tmp_path / f"todo_ls-{__version__}"
+    requires = "print(b.get_requires_for_build_wheel())"
+    assert _hatchling(requires, source, compiled=False).strip() == "[]"
+    assert "mypy" in _hatchling(requires, source, compiled=True)
+    out = tmp_path / "out"
+    name = _hatchling(f"print(b.build_wheel({str(out)!r}))", source, compiled=True).split()[-1]
+    tag = sysconfig.get_platform().replace("-", "_").replace(".", "_")
+    assert name.endswith(f"-{tag}.whl") and "-none-" not in name, name
+    suffix = sysconfig.get_config_var("EXT_SUFFIX")
+    with zipfile.ZipFile(out / name) as wheel:
+        names = set(wheel.namelist())
+        wheel.extractall(tmp_path / "site")
+    scan = "todo_ls/checklist/scan"
+    built = {f"{scan}{suffix}", f"{scan}__mypyc{suffix}", f"{scan}.compiled-from"}
+    assert {f"{scan}.py", *built} <= names
+    # Installed, the package parses with the compiled scanner, and finds what the pure one does.
+    probe = (
+        "from todo_ls.checklist import engine, parse\n"
+        f"print(engine.COMPILED, parse({PLAN!r}) == engine.load_pure().scan({PLAN!r}))"
+    )
+    env = {**os.environ, "PYTHONPATH": str(tmp_path / "site")}
+    assert _run([sys.executable, "-c", probe], env=env, cwd=tmp_path).strip() == "True True"
 
 
 def test_pipx_installs_the_wheel_in_a_fresh_home_without_network(

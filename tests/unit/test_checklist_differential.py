@@ -1,14 +1,17 @@
 """The fast engine against the markdown-it-py reference: same items, markers, parents, headings.
 
-The whole `Checklist` is compared (items with every field, headings, plain list items), on
-CommonMark spec examples (each also rewritten into a task list so items actually occur), on
-one regression document per kind of disagreement found so far, and on a generated corpus of
-lines built from nested quotes, indentation with tabs, list markers and block starts (fences,
-every kind of HTML block, link reference definitions, setext underlines, lazy lines).
+Every test runs against both builds of the scanner (`scanner`): scan.py loaded from its source
+and the compiled module built from it (scripts/setup-compiled.sh); a missing or stale compiled
+module fails the tests. The whole `Checklist` is compared (items with every field, headings,
+plain list items), on CommonMark spec examples (each also rewritten into a task list so items
+actually occur), on one regression document per kind of disagreement found so far, and on a
+generated corpus of lines built from nested quotes, indentation with tabs, list markers and
+block starts (fences, every kind of HTML block, link reference definitions, setext underlines,
+lazy lines).
 
 `python tests/unit/test_checklist_differential.py 20000` runs a larger random sweep of the same
-corpus and prints how many documents disagree (not part of the test suite).
-"""
+corpus with the scanner the package uses and prints how many documents disagree (not part of
+the test suite)."""
 
 from __future__ import annotations
 
@@ -16,15 +19,35 @@ import json
 import random
 import re
 import sys
+from types import ModuleType
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from todo_ls.checklist import Heading, StateRegistry, parse
+from todo_ls.checklist.engine import ENGINE, NoCompiledEngine, load_compiled, load_pure
 from todo_ls.checklist.lines import split_lines
 from todo_ls.checklist.reference import reference_parse
-from todo_ls.checklist.scan import scan_only
+
+
+def scanner_module(build: str) -> ModuleType:
+    """The scanner `build` ("pure" or "compiled"); fails the test when the compiled one is
+    missing or built from another scan.py."""
+    if build == "pure":
+        return load_pure()
+    try:
+        return load_compiled()
+    except NoCompiledEngine as error:
+        pytest.fail(f"{error}: run scripts/setup-compiled.sh", pytrace=False)
+
+
+@pytest.fixture(scope="module", params=["pure", "compiled"])
+def scanner(request: pytest.FixtureRequest) -> ModuleType:
+    """Each build of the scanner in turn (module scope: hypothesis reruns a test body many
+    times with one fixture value)."""
+    return scanner_module(request.param)
+
 
 # CommonMark 0.31.2 spec examples (tabs, block quotes, list items, lists, code, HTML blocks,
 # headings, thematic breaks), written out because no Python package ships the spec's data.
@@ -171,20 +194,20 @@ def as_task_list(markdown: str) -> str:
     return _BULLET_RE.sub(lambda m: f"{m[1]}{m[2]}{m[3]}[{next(markers)}] ", markdown)
 
 
-def assert_agree(text: str, registry: StateRegistry | None = None) -> None:
-    assert parse(text, registry) == reference_parse(text, registry), text
+def assert_agree(scanner: ModuleType, text: str, registry: StateRegistry | None = None) -> None:
+    assert scanner.scan(text, registry) == reference_parse(text, registry), text
 
 
 @pytest.mark.parametrize("example", SPEC_EXAMPLES)
-def test_spec_example(example: str) -> None:
-    assert_agree(example)
+def test_spec_example(scanner: ModuleType, example: str) -> None:
+    assert_agree(scanner, example)
 
 
 @pytest.mark.parametrize("example", SPEC_EXAMPLES)
-def test_spec_example_as_task_list(example: str) -> None:
+def test_spec_example_as_task_list(scanner: ModuleType, example: str) -> None:
     tasks = as_task_list(example)
-    assert_agree(tasks)
-    assert_agree(tasks.replace("\n", "\r\n"))
+    assert_agree(scanner, tasks)
+    assert_agree(scanner, tasks.replace("\n", "\r\n"))
 
 
 def test_wrapping_really_produces_items() -> None:
@@ -194,25 +217,25 @@ def test_wrapping_really_produces_items() -> None:
 
 # One document per kind of disagreement the generated corpus found, with what markdown-it-py
 # makes of it (lines 0-based).
-def test_quote_continues_at_any_indentation() -> None:
+def test_quote_continues_at_any_indentation(scanner: ModuleType) -> None:
     # markdown-it-py continues a block quote at an indented `>` (CommonMark: a lazy line), so
     # the heading inside ends the item.
     text = "> - [ ] a\n    > # h\n"
-    assert_agree(text)
-    (item,) = parse(text).items
+    assert_agree(scanner, text)
+    (item,) = scanner.scan(text).items
     assert item.end_line == 0
-    assert parse(text).headings == (Heading(0, 1, 1, "h", 1),)
+    assert scanner.scan(text).headings == (Heading(0, 1, 1, "h", 1),)
 
 
-def test_block_start_ends_lazy_line_in_two_quotes() -> None:
+def test_block_start_ends_lazy_line_in_two_quotes(scanner: ModuleType) -> None:
     # Inside two quotes an indented list marker is no lazy continuation: it ends both quotes
     # (and is indented code outside); inside one quote it is.
     two = "> > - [ ] open\n    * \n"
     one = "> - [ ] open\n    * \n"
-    assert_agree(two)
-    assert_agree(one)
-    assert [i.end_line for i in parse(two).items] == [0]
-    assert [i.end_line for i in parse(one).items] == [1]
+    assert_agree(scanner, two)
+    assert_agree(scanner, one)
+    assert [i.end_line for i in scanner.scan(two).items] == [0]
+    assert [i.end_line for i in scanner.scan(one).items] == [1]
 
 
 @pytest.mark.parametrize(
@@ -224,17 +247,17 @@ def test_block_start_ends_lazy_line_in_two_quotes() -> None:
         "> > > \t# Heading\n",
     ],
 )
-def test_tabs_inside_two_quotes(text: str) -> None:
-    assert_agree(text)
-    assert scan_only(text) is None  # left to markdown-it-py
+def test_tabs_inside_two_quotes(scanner: ModuleType, text: str) -> None:
+    assert_agree(scanner, text)
+    assert scanner.scan_only(text) is None  # left to markdown-it-py
 
 
-def test_link_reference_definition_first_in_an_item() -> None:
+def test_link_reference_definition_first_in_an_item(scanner: ModuleType) -> None:
     # The definition is no paragraph: the item is no plain item, and the paragraph after it is
     # what markdown-it-py's token stream shows as the item's first paragraph, a task.
     text = "- [a]: /url\n  [ ] task\n- [x]: y\n"
-    assert_agree(text)
-    checklist = parse(text)
+    assert_agree(scanner, text)
+    checklist = scanner.scan(text)
     assert [(i.line, i.bullet_col, i.marker_col, i.text) for i in checklist.items] == [
         (1, 0, 3, "task")
     ]
@@ -251,8 +274,8 @@ def test_link_reference_definition_first_in_an_item() -> None:
         "> [a]: /url\n> [b]: /v\n- [ ] x\n",
     ],
 )
-def test_link_reference_definitions_that_change_blocks(text: str) -> None:
-    assert_agree(text)
+def test_link_reference_definitions_that_change_blocks(scanner: ModuleType, text: str) -> None:
+    assert_agree(scanner, text)
 
 
 @pytest.mark.parametrize(
@@ -263,8 +286,8 @@ def test_link_reference_definitions_that_change_blocks(text: str) -> None:
         "- [WIP] thing\n  more\n",
     ],
 )
-def test_harmless_brackets_stay_with_the_scanner(text: str) -> None:
-    assert scan_only(text) == reference_parse(text)
+def test_harmless_brackets_stay_with_the_scanner(scanner: ModuleType, text: str) -> None:
+    assert scanner.scan_only(text) == reference_parse(text)
 
 
 @pytest.mark.parametrize(
@@ -280,10 +303,10 @@ def test_harmless_brackets_stay_with_the_scanner(text: str) -> None:
         "<textarea>\n\n  - [ ] in textarea\n  </textarea>",
     ],
 )
-def test_html_blocks_spanning_blank_lines_inside_items(block: str) -> None:
+def test_html_blocks_spanning_blank_lines_inside_items(scanner: ModuleType, block: str) -> None:
     text = "- [ ] outer\n  " + block.replace("\n", "\n  ") + "\n- [ ] after\n"
-    assert_agree(text)
-    assert [i.text for i in parse(text).items] == ["outer", "after"]
+    assert_agree(scanner, text)
+    assert [i.text for i in scanner.scan(text).items] == ["outer", "after"]
 
 
 # A generated corpus: lines built from container prefixes, indentation and block starts.
@@ -336,8 +359,8 @@ def _needs_reference(text: str) -> bool:
     suppress_health_check=[HealthCheck.too_slow],
 )
 @given(_documents(BODIES + DEFINITIONS))
-def test_generated_documents(text: str) -> None:
-    assert_agree(text)
+def test_generated_documents(scanner: ModuleType, text: str) -> None:
+    assert_agree(scanner, text)
 
 
 @settings(
@@ -347,21 +370,21 @@ def test_generated_documents(text: str) -> None:
     suppress_health_check=[HealthCheck.too_slow],
 )
 @given(_documents(BODIES))
-def test_generated_documents_scanner_alone(text: str) -> None:
+def test_generated_documents_scanner_alone(scanner: ModuleType, text: str) -> None:
     # Without link reference definitions the scanner itself handles all but tabs in nested
     # quotes, and agrees.
-    checklist = scan_only(text)
+    checklist = scanner.scan_only(text)
     if checklist is None:
         assert _needs_reference(text), text
     else:
         assert checklist == reference_parse(text), text
 
 
-def test_custom_registry_agrees() -> None:
+def test_custom_registry_agrees(scanner: ModuleType) -> None:
     registry = StateRegistry.from_settings(
         {"open": [" "], "inProgress": ["!"], "blocked": ["?"], "done": ["x"], "canceled": ["~"]}
     )
-    assert_agree("- [!] custom\n- [/] not registered here\n  - [x] nested\n", registry)
+    assert_agree(scanner, "- [!] custom\n- [/] not registered here\n  - [x] nested\n", registry)
 
 
 def sweep(count: int, seed: int) -> dict[str, int]:
@@ -374,7 +397,7 @@ def sweep(count: int, seed: int) -> dict[str, int]:
         lines = ["".join(map(rng.choice, parts)) for _ in range(rng.randint(1, 14))]
         text = _document(lines, rng.choice(LINE_ENDS), rng.random() < 0.1)
         disagree += parse(text) != reference_parse(text)
-        deferred += scan_only(text) is None
+        deferred += ENGINE.scan_only(text) is None
     return {"documents": count, "seed": seed, "disagree": disagree, "deferred": deferred}
 
 

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+from todo_ls.checklist.engine import ENGINE
 from todo_ls.checklist.model import Checklist, StateRegistry
-from todo_ls.checklist.scan import scan
+
+# The scanner's `scan`, compiled or pure (`engine.py` chooses).
+_scan: Callable[[str, StateRegistry | None], Checklist] = ENGINE.scan
 
 
 def parse(text: str, registry: StateRegistry | None = None) -> Checklist:
@@ -12,4 +17,4 @@ def parse(text: str, registry: StateRegistry | None = None) -> Checklist:
     `registry` None means the default states (docs/checklists.md). The result equals what the
     markdown-it-py reference (`todo_ls.checklist.reference.reference_parse`) finds.
     """
-    return scan(text, registry)
+    return _scan(text, registry)

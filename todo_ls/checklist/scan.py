@@ -19,11 +19,12 @@ import gc
 import re
 from bisect import bisect_right
 from functools import cache
-from typing import Any
+from typing import Any, Final
 
 from todo_ls.checklist.assemble import (
     GFM_SPACE,
     TRIM,
+    OpenTask,
     RawHeading,
     bullet_col,
     headings_of,
@@ -34,12 +35,14 @@ from todo_ls.checklist.lines import split_lines
 from todo_ls.checklist.model import Checklist, PlainListItem, StateRegistry, TaskItem
 
 # Block-level regexes, applied at the first non-space character of a tab-expanded line.
-_SPACES = re.compile(r" *")
-_LIST_MARKER = re.compile(r"(?:[*+-]|(\d{1,9})[.)])(?= |$)")
-_THEMATIC_BREAK = re.compile(r"(?:(?:\* *){3,}|(?:- *){3,}|(?:_ *){3,})$")
-_ATX = re.compile(r"#{1,6}(?= |$)")
-_SETEXT = re.compile(r"(?:=+|-+) *$")
-_FENCE_OPEN = re.compile(r"(?:(`{3,})[^`]*|(~{3,}).*)$")
+# `Final` on module constants lets the compiled build (mypyc, docs/packaging.md) read them
+# directly instead of looking them up by name at each use; plain Python ignores it.
+_SPACES: Final = re.compile(r" *")
+_LIST_MARKER: Final = re.compile(r"(?:[*+-]|(\d{1,9})[.)])(?= |$)")
+_THEMATIC_BREAK: Final = re.compile(r"(?:(?:\* *){3,}|(?:- *){3,}|(?:_ *){3,})$")
+_ATX: Final = re.compile(r"#{1,6}(?= |$)")
+_SETEXT: Final = re.compile(r"(?:=+|-+) *$")
+_FENCE_OPEN: Final = re.compile(r"(?:(`{3,})[^`]*|(~{3,}).*)$")
 # HTML block starts and ends as markdown-it-py (markdown_it/rules_block/html_block.py) has them.
 _BLOCK_NAMES = (
     "address|article|aside|base|basefont|blockquote|body|caption|center|col|colgroup|dd|details|"
@@ -76,19 +79,31 @@ _HTML_STARTS: tuple[tuple[re.Pattern[str], re.Pattern[str] | None, bool], ...] =
 # and when the text starts with a task box (`[c]` then a GFM space or the line end) the box's
 # character; the match then ends after the box and its space.
 _ORDINARY = r"(?=[^\s>#`~<=*+\-_0-9])"
-_SIMPLE = re.compile(
+_SIMPLE: Final = re.compile(
     r"( *)((?:[*+-]|([0-9]{1,9})[.)]) {1,4})?" + _ORDINARY + r"(?:\[(.)\](?:[ \t\v\f]|\Z))?"
 )
 
-_QUOTE, _ITEM = 0, 1
+_QUOTE: Final = 0
+_ITEM: Final = 1
 # What the open paragraph is to the list item it is the first child of: nothing (or no such
 # item), its task, its plain item, or a task whose box ends the line (`- [ ]`), which is a task
 # only if the paragraph goes on to a second line (markdown-it-py strips the paragraph first).
 # `_DEF`: the open paragraph is no list item's first child but may be a link reference
 # definition, which only matters (`_Unsupported`) if it goes on past its first line.
-_NO_ITEM, _TASK, _PLAIN, _PENDING, _DEF = range(5)
+_NO_ITEM: Final = 0
+_TASK: Final = 1
+_PLAIN: Final = 2
+_PENDING: Final = 3
+_DEF: Final = 4
 # What a line holds or starts: leaves that stay open, a one-line block, a new container.
-_NONE, _PARA, _FENCE, _CODE, _HTML, _BREAK, _START_QUOTE, _START_ITEM = range(8)
+_NONE: Final = 0
+_PARA: Final = 1
+_FENCE: Final = 2
+_CODE: Final = 3
+_HTML: Final = 4
+_BREAK: Final = 5
+_START_QUOTE: Final = 6
+_START_ITEM: Final = 7
 
 
 def _offset(line: str, col: int) -> int:
@@ -208,34 +223,7 @@ def _lazy_break(stack: list[list[Any]], matched: int, ex: str, ns: int, pos: int
     return ch == ">" or (ch == "_" and _THEMATIC_BREAK.match(ex, ns) is not None)
 
 
-class _OpenTask:
-    """A task item being built: a plain mutable object with TaskItem's fields.
-
-    Its class becomes `TaskItem` once its `end_line` is known (`_finish`). Filling a plain
-    object attribute by attribute and then switching its class takes less than half the time
-    of any way of making a frozen dataclass instance directly (measured: 0.28 s against 0.63 s
-    per million items for the cheapest one, an instance given a finished `__dict__`), and most
-    of a parse is making items. Both classes have the same slots, which the class switch
-    requires; slots also make it cheaper still (0.21 s: without them the switch builds a
-    `__dict__` per item) and the items smaller. The result is an ordinary TaskItem (same
-    fields, equality, hashing, `dataclasses.replace`).
-    """
-
-    __slots__ = TaskItem.__slots__
-    index: int
-    line: int
-    bullet_col: int
-    marker_col: int
-    marker: str
-    state: str
-    text: str
-    depth: int
-    parent: int | None
-    heading: int | None
-    end_line: int
-
-
-def _finish(item: _OpenTask, lines: list[str], end: int) -> None:
+def _finish(item: OpenTask, lines: list[str], end: int) -> None:
     """Give `item` its last line (its list item ends before line `end`); it is a TaskItem."""
     item.end_line = last_line(lines, end, item.line)
     item.__class__ = TaskItem  # type: ignore[assignment]
@@ -248,7 +236,7 @@ class _Found:
     when the item closes), so there is no second pass over the list items. A container on the
     scan's stack is a list `[kind, content width, has a child, task, own task, line of its list
     marker]`: `task` is the index of the nearest task item at or above it (-1 for none), `own
-    task` the item's own `_OpenTask` (None for none).
+    task` the item's own `OpenTask` (None for none).
     """
 
     __slots__ = ("headings", "items", "lines", "plain", "state_of")
@@ -256,7 +244,7 @@ class _Found:
     def __init__(self, lines: list[str], registry: StateRegistry) -> None:
         self.lines = lines
         self.state_of = {m: state for state, ms in registry.markers.items() for m in ms}.get
-        self.items: list[Any] = []  # _OpenTask until finished, then TaskItem
+        self.items: list[Any] = []  # OpenTask until finished, then TaskItem
         self.plain: list[PlainListItem] = []
         self.headings: list[RawHeading] = []
 
@@ -285,7 +273,7 @@ class _Found:
         """Add the task of list item `entry`, whose box is at (line_no, col)."""
         items = self.items
         parent = entry[3]
-        item = _OpenTask()
+        item = OpenTask()
         item.index = len(items)
         item.line = line_no
         item.bullet_col = bullet
@@ -377,9 +365,15 @@ def _scan(lines: list[str], found: _Found) -> None:
     plain = found.plain
     headings = found.headings
     state_of = found.state_of
+    # Names the hot path uses, as locals: in the compiled build a module global is a dictionary
+    # look-up at each use.
     blank_line = is_blank
-    open_task = _OpenTask
+    open_task = OpenTask
+    task_item = TaskItem
+    plain_item = PlainListItem
     match_simple = _SIMPLE.match
+    continued = bisect_right
+    trim = TRIM
     owner: int | None = None  # the heading that owns what follows
     line_count = len(lines)
     # Open containers, outermost first (see `_Found`).
@@ -398,7 +392,9 @@ def _scan(lines: list[str], found: _Found) -> None:
     html_end: re.Pattern[str] | None = None
 
     start_line = _front_matter_end(lines)
-    for i, line in enumerate(lines[start_line:], start_line):
+    # zip over a range and the lines, not enumerate with a start: mypyc compiles this form (and
+    # not zip's `strict=`: both have the same length) into a native loop; Python runs both alike.
+    for i, line in zip(range(start_line, line_count), lines[start_line:]):  # noqa: B905
         if not line and not quotes and leaf <= _PARA:
             # An empty line with only list items open (the most common blank line): as below.
             if stack and not stack[-1][2]:
@@ -421,7 +417,7 @@ def _scan(lines: list[str], found: _Found) -> None:
                 # With only list items open, the items that continue are those whose content
                 # column the line's first non-space character reaches.
                 ns = len(indent)
-                matched = bisect_right(cols, ns)
+                matched = continued(cols, ns)
                 pos = cols[matched - 1] if matched else 0
                 # Else indented code or paragraph text, and an ordered list item that does not
                 # start at 1 cannot interrupt a paragraph: the general path.
@@ -438,7 +434,7 @@ def _scan(lines: list[str], found: _Found) -> None:
                             while last > item.line and blank_line(lines[last]):
                                 last -= 1
                             item.end_line = last
-                            item.__class__ = TaskItem
+                            item.__class__ = task_item
                     if bullet is None:  # 4. a new paragraph (as below)
                         start = ns
                         if stack and not stack[-1][2]:
@@ -461,12 +457,12 @@ def _scan(lines: list[str], found: _Found) -> None:
                         if state is None:
                             if box is None and line[start] == "[" and _may_define(line, start):
                                 raise _Unsupported
-                            plain.append(PlainListItem(i, start))
+                            plain.append(plain_item(i, start))
                             para = [_ITEM, start - pos, 1, parent, None, i]
                             para_kind = _PLAIN
                         else:
                             # `_Found.task` inlined: most lines of a plan are such items.
-                            text = line[simple.end() :].strip(TRIM)
+                            text = line[simple.end() :].strip(trim)
                             item = open_task()
                             item.index = index = len(items)
                             item.line = i
@@ -494,7 +490,7 @@ def _scan(lines: list[str], found: _Found) -> None:
             elif (
                 not quotes
                 and (leaf == _FENCE or (leaf == _HTML and html_end is None))
-                and bisect_right(cols, len(indent)) == len(stack)
+                and continued(cols, len(indent)) == len(stack)
             ):
                 continue  # inside a fence or an HTML block that only a blank line ends
         elif not quotes and leaf <= _PARA and line[:1] == "#" and (m := _ATX.match(line)):
@@ -608,7 +604,7 @@ def _scan(lines: list[str], found: _Found) -> None:
                     # The open paragraph becomes a setext heading (markdown-it's lheading).
                     if para_kind == _DEF:
                         raise _Unsupported
-                    text = lines[para_line][para_start:].strip(TRIM)
+                    text = lines[para_line][para_start:].strip(trim)
                     if para_kind != _NO_ITEM:
                         found.undo(para, para_kind)
                         para_kind = _NO_ITEM
@@ -686,7 +682,7 @@ def _scan(lines: list[str], found: _Found) -> None:
             found.demote_to_plain(para, para_line, para_start)
         quotes -= found.close(stack, cols, matched, i)
         start = _offset(line, ns) if ex is not line else ns
-        while start < len(line) and line[start] in TRIM:
+        while start < len(line) and line[start] in trim:
             start += 1
         para_kind = (
             _DEF if line[start : start + 1] == "[" and _may_define(line, start) else _NO_ITEM
