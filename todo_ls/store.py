@@ -22,9 +22,12 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from todo_ls.supervisor.clock import CLOCK_SET_BACK_S
+
+if TYPE_CHECKING:
+    from asyncio import AbstractEventLoop
 
 if sys.platform != "win32":
     import fcntl
@@ -196,7 +199,8 @@ class Store:
         # every evaluation, which is many times per second while agents stream events.
         self._reads: dict[tuple[object, ...], Any] = {}
         self._read_version: int | None = None
-        self._batch = threading.local()  # `reads()` of this thread: depth, version checked
+        # The event loop (of this thread) whose current turn already checked the version.
+        self._checked = threading.local()
         try:
             self._open_file()
         except (OSError, sqlite3.Error) as err:
@@ -363,36 +367,33 @@ class Store:
             finally:
                 self._reads.clear()  # this connection's commits do not move data_version
 
-    @contextlib.contextmanager
-    def reads(self) -> Iterator[None]:
-        """Reads inside share one freshness check of the cache, for a caller that reads
-        several things at once (the supervisor deciding about a session)."""
-        batch = self._batch
-        batch.depth = getattr(batch, "depth", 0) + 1
-        try:
-            yield
-        finally:
-            batch.depth -= 1
-            if not batch.depth:
-                batch.checked = False
-
     def _cached(self, key: tuple[object, ...], read: Callable[[sqlite3.Connection], _T]) -> _T:
         """`read(conn)`, remembered until the database changes: every write through this store
-        clears the cache, and `PRAGMA data_version` moves when another connection commits."""
-        batch = self._batch
+        clears the cache, and `PRAGMA data_version` moves when another connection commits.
+
+        On an event loop, one version check serves every read until the loop's next turn: the
+        language server reads the pauses and the nudge history for every decision, and a turn
+        handles all the events of one socket read (dozens on a busy stream), so a check per read
+        was most of the store's cost. A commit by another process is therefore seen by every
+        read that starts in a later turn of the loop, a few milliseconds at most. Without a
+        running loop (the hook, tests) every read checks."""
+        loop = _running_loop()
+        checked = loop is not None and getattr(self._checked, "loop", None) is loop
         with self._lock:
-            if getattr(batch, "checked", False) and key in self._reads:
-                hit: _T = self._reads[key]  # fresh for this batch: no query at all
+            if checked and key in self._reads:
+                hit: _T = self._reads[key]  # fresh for this turn: no query at all
                 return hit
 
             def run() -> _T:
                 conn = self._db
-                if not getattr(batch, "checked", False):
+                if not checked:
                     version = conn.execute("PRAGMA data_version").fetchone()[0]
                     if version != self._read_version:
                         self._reads.clear()
                         self._read_version = version
-                    batch.checked = getattr(batch, "depth", 0) > 0
+                    if loop is not None:
+                        self._checked.loop = loop
+                        loop.call_soon(self._turn_ended)
                 if key not in self._reads:
                     if len(self._reads) >= _READ_CACHE_SIZE:
                         self._reads.clear()
@@ -401,6 +402,10 @@ class Store:
                 return value
 
             return self._retry(run)
+
+    def _turn_ended(self) -> None:
+        """Runs at the loop's next turn (in the loop's thread): the next read checks again."""
+        self._checked.loop = None
 
     def _query(self, sql: str, params: Sequence[object] = ()) -> list[Any]:
         with self._lock:
@@ -824,6 +829,19 @@ class Store:
         """Close the connection (the WAL is checkpointed by the last one to close)."""
         with self._lock:
             self._db.close()
+
+
+def _running_loop() -> AbstractEventLoop | None:
+    """The event loop running in this thread, if any. Without importing asyncio: the hook
+    process never loads it, and its start-up time counts on every turn of an agent."""
+    asyncio = sys.modules.get("asyncio")
+    if asyncio is None:
+        return None
+    try:
+        loop: AbstractEventLoop = asyncio.get_running_loop()
+    except RuntimeError:
+        return None
+    return loop
 
 
 _HOOK_COLUMNS = "session_id, host, directory, state, paused, title, detail, turn, updated_at"

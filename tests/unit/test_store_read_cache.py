@@ -3,6 +3,7 @@ commits by another connection (another todo-ls process) are seen by the next rea
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from todo_ls.store import Store
@@ -38,14 +39,31 @@ def test_reads_see_own_writes_and_callers_cannot_corrupt_the_cache(tmp_path: Pat
     store.close()
 
 
-def test_one_freshness_check_per_batch_still_sees_its_own_writes(tmp_path: Path) -> None:
+async def test_on_an_event_loop_another_processs_commit_is_seen_at_the_next_turn(
+    tmp_path: Path,
+) -> None:
+    """One freshness check serves a whole turn of the loop (the language server reads the
+    store for every event it decides), and never longer: the next turn sees the commit."""
     mine, other = Store(tmp_path / "state.db"), Store(tmp_path / "state.db")
-    with mine.reads():
-        assert mine.paused("ses_a") is None
-        mine.pause("ses_a", "interrupt", 1.0)  # a write of this store clears the cache
-        paused = mine.paused("ses_a")
-        assert paused is not None and paused.reason == "interrupt"
+    assert mine.paused("ses_a") is None
+    other.pause("ses_a", "user", 1.0)
+    assert mine.paused("ses_a") is None  # same turn: the check already made still holds
+    await asyncio.sleep(0)  # the next turn of the loop
+    paused = mine.paused("ses_a")
+    assert paused is not None and paused.reason == "user"
+    mine.close()
+    other.close()
+
+
+async def test_within_one_turn_the_stores_own_writes_are_seen(tmp_path: Path) -> None:
+    mine, other = Store(tmp_path / "state.db"), Store(tmp_path / "state.db")
+    assert mine.paused("ses_a") is None
+    mine.pause("ses_a", "interrupt", 1.0)  # a write of this store clears the cache
+    paused = mine.paused("ses_a")
+    assert paused is not None and paused.reason == "interrupt"
+    await asyncio.sleep(0)
     other.resume("ses_a")
-    assert mine.paused("ses_a") is None  # the batch ended: the next read checks again
+    await asyncio.sleep(0)
+    assert mine.paused("ses_a") is None
     mine.close()
     other.close()

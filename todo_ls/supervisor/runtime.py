@@ -423,9 +423,8 @@ class Runtime:
         now = self._clock.now()
         view = self.tracker.view(session_id)
         items = self._open_items(session_id)
-        with self._store.reads():  # one freshness check for the pause and the history
-            pause = self._store.paused(session_id)
-            history = self._history(session_id, items.hash)
+        pause = self._store.paused(session_id)
+        history = self._history(session_id, items.hash)
         decision = evaluate(
             view,
             items,
@@ -719,31 +718,28 @@ class Runtime:
         out = []
         now = self._clock.now()
         kind = self.settings.host if self.host is None else self.host.info.kind
-        # One freshness check of the store for the whole list, not one per session: the list
-        # is rebuilt up to 10 times a second while events flow.
-        with self._store.reads():
-            for sid in sorted(self._decisions):
-                if not self._listed(sid, folder):
-                    continue
-                try:
-                    decision, view, items = self._decide(sid)
-                except Exception:
-                    log.exception("supervisor: status of %s failed", sid)
-                    continue
-                entry: dict[str, Any] = {
-                    "id": sid,
-                    "host": kind,
-                    "title": view.session.title,
-                    "state": decision.state,
-                    "detail": describe(view, decision, now),
-                    "open": len(items.items),
-                    "nudges": self._store.episode_nudge_count(sid),
-                    "pausedReason": decision.paused_reason,
-                }
-                todos = todo_summary(self.session_todos(sid))
-                if todos is not None:
-                    entry["todos"] = todos
-                out.append(entry)
+        for sid in sorted(self._decisions):
+            if not self._listed(sid, folder):
+                continue
+            try:
+                decision, view, items = self._decide(sid)
+            except Exception:
+                log.exception("supervisor: status of %s failed", sid)
+                continue
+            entry: dict[str, Any] = {
+                "id": sid,
+                "host": kind,
+                "title": view.session.title,
+                "state": decision.state,
+                "detail": describe(view, decision, now),
+                "open": len(items.items),
+                "nudges": self._store.episode_nudge_count(sid),
+                "pausedReason": decision.paused_reason,
+            }
+            todos = todo_summary(self.session_todos(sid))
+            if todos is not None:
+                entry["todos"] = todos
+            out.append(entry)
         return out
 
     def session_list_items(self, folder: str | None = None) -> list[dict[str, Any]]:
