@@ -67,3 +67,62 @@ async def test_within_one_turn_the_stores_own_writes_are_seen(tmp_path: Path) ->
     assert mine.paused("ses_a") is None
     mine.close()
     other.close()
+
+
+def _reads_of(store: Store, sid: str) -> tuple[object, ...]:
+    """Every cached read of one session, and the reads over all sessions."""
+    return (
+        store.paused(sid),
+        store.last_sent(sid),
+        store.episode_nudge_count(sid),
+        store.consecutive_same_hash(sid, "h1"),
+        store.session_todos(sid),
+        sorted(store.pauses()),
+    )
+
+
+async def test_within_one_turn_each_write_is_seen_by_the_reads_of_its_session(
+    tmp_path: Path,
+) -> None:
+    """Inside one turn of the loop no version check helps: a write must forget exactly the
+    cached reads it changes (those of its session and those over every session)."""
+    store = Store(tmp_path / "state.db")
+    other_before = _reads_of(store, "ses_b")
+    _reads_of(store, "ses_a")
+    store.pause("ses_a", "user", 1.0)
+    assert store.paused("ses_a") is not None and set(store.pauses()) == {"ses_a"}
+    claim = store.claim_nudge("ses_a", "h1", "idle", "me", 2.0, 0.0, 60.0)
+    assert claim is not None
+    store.record_claim_outcome(claim.claim_id, True, 3.0)
+    last = store.last_sent("ses_a")
+    assert last is not None and last.open_hash == "h1"
+    assert store.consecutive_same_hash("ses_a", "h1") == 1
+    store.set_session_todos("ses_a", [{"content": "x", "status": "pending"}], 4.0, progress=True)
+    assert store.session_todos("ses_a") == [{"content": "x", "status": "pending"}]
+    assert store.consecutive_same_hash("ses_a", "h1") == 0  # the todo write was progress
+    assert store.set_session_todo_status("ses_a", 0, "x", "completed", 5.0) is None
+    assert store.session_todos("ses_a") == [{"content": "x", "status": "completed"}]
+    assert store.episode_nudge_count("ses_a") == 1
+    store.start_episode("ses_a", 6.0)
+    assert store.episode_nudge_count("ses_a") == 0
+    store.resume("ses_a")
+    assert store.paused("ses_a") is None and store.pauses() == {}
+    assert _reads_of(store, "ses_b") == other_before
+    store.close()
+
+
+async def test_a_write_for_one_session_keeps_the_cached_reads_of_the_others(
+    tmp_path: Path,
+) -> None:
+    """An interrupt or a new episode of one session must not make the next decision of every
+    other session (200 on a busy stream) query the store again."""
+    store = Store(tmp_path / "state.db")
+    _reads_of(store, "ses_b")
+    statements: list[str] = []
+    store._db.set_trace_callback(statements.append)
+    store.start_episode("ses_a", 1.0)
+    store.pause("ses_a", "interrupt", 2.0)
+    statements.clear()
+    _reads_of(store, "ses_b")
+    assert statements == ["SELECT session_id, reason, since FROM pauses"]  # only `pauses()`
+    store.close()
