@@ -22,9 +22,12 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from todo_ls.supervisor.clock import CLOCK_SET_BACK_S
+
+if TYPE_CHECKING:
+    from asyncio import AbstractEventLoop
 
 if sys.platform != "win32":
     import fcntl
@@ -101,7 +104,10 @@ SCHEMA_VERSION = len(MIGRATIONS)
 
 
 _LOCK_RETRIES = 8
-_READ_CACHE_SIZE = 4096  # cached query results kept before the read cache starts over
+# The read cache starts over beyond this many sessions, and a session's beyond this many
+# results (one per open-item set asked about, besides the fixed few).
+_READ_CACHE_SESSIONS = 1024
+_READ_CACHE_PER_SESSION = 64
 
 _T = TypeVar("_T")
 
@@ -193,10 +199,12 @@ class Store:
         self._lock = threading.Lock()
         self._conn: sqlite3.Connection | None = None
         # Read cache (see `_cached`): the supervisor reads pauses and the nudge history on
-        # every evaluation, which is many times per second while agents stream events.
-        self._reads: dict[tuple[object, ...], Any] = {}
+        # every evaluation, which is many times per second while agents stream events. By
+        # session id ("" for reads over every session), so a write clears only what it touches.
+        self._reads: dict[str, dict[tuple[object, ...], Any]] = {}
         self._read_version: int | None = None
-        self._batch = threading.local()  # `reads()` of this thread: depth, version checked
+        # The event loop (of this thread) whose current turn already checked the version.
+        self._checked = threading.local()
         try:
             self._open_file()
         except (OSError, sqlite3.Error) as err:
@@ -352,7 +360,14 @@ class Store:
                 conn.execute("ROLLBACK")
             raise
 
-    def _transaction(self, body: Callable[[sqlite3.Connection], _T]) -> _T:
+    def _transaction(
+        self, body: Callable[[sqlite3.Connection], _T], session: str | None = None
+    ) -> _T:
+        """Run `body` in one write transaction. `session`: the only session whose rows it
+        writes (None: any), so that only its cached reads, and the reads over every session,
+        are forgotten: a session's interrupt or new episode must not make the next decision
+        of each of 200 other sessions read the store again."""
+
         def run() -> _T:
             with self._write() as conn:
                 return body(conn)
@@ -361,46 +376,61 @@ class Store:
             try:
                 return self._retry(run)
             finally:
-                self._reads.clear()  # this connection's commits do not move data_version
+                # This connection's commits do not move data_version: forget what they touched.
+                if session is None:
+                    self._reads.clear()
+                else:
+                    self._reads.pop(session, None)
+                    self._reads.pop("", None)
 
-    @contextlib.contextmanager
-    def reads(self) -> Iterator[None]:
-        """Reads inside share one freshness check of the cache, for a caller that reads
-        several things at once (the supervisor deciding about a session)."""
-        batch = self._batch
-        batch.depth = getattr(batch, "depth", 0) + 1
-        try:
-            yield
-        finally:
-            batch.depth -= 1
-            if not batch.depth:
-                batch.checked = False
+    def _cached(
+        self, session: str, key: tuple[object, ...], read: Callable[[sqlite3.Connection], _T]
+    ) -> _T:
+        """`read(conn)`, a read of `session`'s rows ("": of every session's), remembered until
+        they change: a write through this store forgets the reads of the session it writes,
+        and `PRAGMA data_version` moves when another connection commits (all are forgotten).
 
-    def _cached(self, key: tuple[object, ...], read: Callable[[sqlite3.Connection], _T]) -> _T:
-        """`read(conn)`, remembered until the database changes: every write through this store
-        clears the cache, and `PRAGMA data_version` moves when another connection commits."""
-        batch = self._batch
+        On an event loop, one version check serves every read until the loop's next turn: the
+        language server reads the pauses and the nudge history for every decision, and a turn
+        handles all the events of one socket read (dozens on a busy stream), so a check per read
+        was most of the store's cost. A commit by another process is therefore seen by every
+        read that starts in a later turn of the loop, a few milliseconds at most. Without a
+        running loop (the hook, tests) every read checks."""
+        loop = _running_loop()
+        checked = loop is not None and getattr(self._checked, "loop", None) is loop
         with self._lock:
-            if getattr(batch, "checked", False) and key in self._reads:
-                hit: _T = self._reads[key]  # fresh for this batch: no query at all
+            reads = self._reads.get(session)
+            if checked and reads is not None and key in reads:
+                hit: _T = reads[key]  # fresh for this turn: no query at all
                 return hit
 
             def run() -> _T:
                 conn = self._db
-                if not getattr(batch, "checked", False):
+                if not checked:
                     version = conn.execute("PRAGMA data_version").fetchone()[0]
                     if version != self._read_version:
                         self._reads.clear()
                         self._read_version = version
-                    batch.checked = getattr(batch, "depth", 0) > 0
-                if key not in self._reads:
-                    if len(self._reads) >= _READ_CACHE_SIZE:
+                    if loop is not None:
+                        self._checked.loop = loop
+                        loop.call_soon(self._turn_ended)
+                reads = self._reads.get(session)
+                if reads is None:
+                    if len(self._reads) >= _READ_CACHE_SESSIONS:
                         self._reads.clear()
-                    self._reads[key] = read(conn)
-                value: _T = self._reads[key]
+                    reads = self._reads[session] = {}
+                if key not in reads:
+                    if len(reads) >= _READ_CACHE_PER_SESSION:
+                        reads.clear()
+                    reads[key] = read(conn)
+                value: _T = reads[key]
                 return value
 
             return self._retry(run)
+
+    def _turn_ended(self) -> None:
+        """Runs at the loop's next turn (in the loop's thread): the next read checks again."""
+        self._checked.loop = None
 
     def _query(self, sql: str, params: Sequence[object] = ()) -> list[Any]:
         with self._lock:
@@ -450,13 +480,15 @@ class Store:
                 "ON CONFLICT (session_id) DO UPDATE SET reason = excluded.reason, "
                 "since = excluded.since WHERE NOT ? OR pauses.reason != 'user'",
                 (session_id, reason, now, keep_user_pause),
-            )
+            ),
+            session_id,
         )
 
     def resume(self, session_id: str) -> None:
         """Lift a session's pause, if any."""
         self._transaction(
-            lambda c: c.execute("DELETE FROM pauses WHERE session_id = ?", (session_id,))
+            lambda c: c.execute("DELETE FROM pauses WHERE session_id = ?", (session_id,)),
+            session_id,
         )
 
     def paused(self, session_id: str) -> Pause | None:
@@ -468,7 +500,7 @@ class Store:
             ).fetchone()
             return Pause(*row) if row else None
 
-        return self._cached(("paused", session_id), read)
+        return self._cached(session_id, ("paused",), read)
 
     def pauses(self) -> dict[str, Pause]:
         """Every paused session, by id."""
@@ -477,7 +509,7 @@ class Store:
             rows = conn.execute("SELECT session_id, reason, since FROM pauses").fetchall()
             return {sid: Pause(sid, reason, since) for sid, reason, since in rows}
 
-        return dict(self._cached(("pauses",), read))
+        return dict(self._cached("", ("pauses",), read))
 
     # episodes
 
@@ -494,7 +526,7 @@ class Store:
             )
             return int(_episode(c, session_id))
 
-        return self._transaction(body)
+        return self._transaction(body, session_id)
 
     # nudges: one atomic claim per opportunity across processes
 
@@ -543,7 +575,7 @@ class Store:
             assert cur.lastrowid is not None
             return Claim(cur.lastrowid, session_id, number)
 
-        return self._transaction(body)
+        return self._transaction(body, session_id)
 
     def record_claim_outcome(self, claim_id: int, sent: bool, now: float) -> None:
         """Record the outcome of a granted claim. A sent nudge is always recorded as sent (the
@@ -576,7 +608,7 @@ class Store:
             ).fetchone()
             return NudgeRecord(*row) if row else None
 
-        return self._cached(("last_sent", session_id), read)
+        return self._cached(session_id, ("last_sent",), read)
 
     def episode_nudge_count(self, session_id: str) -> int:
         """Nudges sent to the session in its current episode."""
@@ -584,7 +616,7 @@ class Store:
         def count(conn: sqlite3.Connection) -> int:
             return _sent_in_episode(conn, session_id, _episode(conn, session_id))
 
-        return self._cached(("episode_nudge_count", session_id), count)
+        return self._cached(session_id, ("episode_nudge_count",), count)
 
     def consecutive_same_hash(self, session_id: str, open_hash: str) -> int:
         """How many of the session's latest sent nudges in the current episode, in a row, were
@@ -605,7 +637,7 @@ class Store:
                 run += 1
             return run
 
-        return self._cached(("consecutive_same_hash", session_id, open_hash), read)
+        return self._cached(session_id, ("consecutive_same_hash", open_hash), read)
 
     def forget_dormant(self, cutoff: float) -> int:
         """Forget sessions with no nudge, claim or episode start since `cutoff`: their ledger
@@ -670,7 +702,8 @@ class Store:
                     "turn": turn,
                     "now": now,
                 },
-            )
+            ),
+            session_id,
         )
 
     def hook_session(self, session_id: str) -> HookSession | None:
@@ -691,7 +724,7 @@ class Store:
             ).fetchall()
             return [HookSession(*row) for row in rows]
 
-        return list(self._cached(("hook_sessions", since), read))
+        return list(self._cached("", ("hook_sessions", since), read))
 
     def has_stop_block(self, session_id: str, opportunity: str) -> bool:
         """Whether a Stop-hook block was already recorded for this opportunity."""
@@ -748,7 +781,7 @@ class Store:
             )
             return Claim(cur.lastrowid, session_id, number)
 
-        return self._transaction(body)
+        return self._transaction(body, session_id)
 
     def data_version(self) -> int:
         """SQLite's `PRAGMA data_version`: it moves when another connection commits, so a
@@ -783,7 +816,7 @@ class Store:
                     (session_id,),
                 )
 
-        self._transaction(body)
+        self._transaction(body, session_id)
 
     def session_todos(self, session_id: str) -> list[Any] | None:
         """A session's stored todo list, or None if none was stored (the supervisor and the
@@ -792,7 +825,7 @@ class Store:
         def read(conn: sqlite3.Connection) -> list[Any] | None:
             return _todo_list(conn, session_id)
 
-        found = self._cached(("session_todos", session_id), read)
+        found = self._cached(session_id, ("session_todos",), read)
         return None if found is None else list(found)
 
     def set_session_todo_status(
@@ -818,12 +851,25 @@ class Store:
             )
             return None
 
-        return self._transaction(body)
+        return self._transaction(body, session_id)
 
     def close(self) -> None:
         """Close the connection (the WAL is checkpointed by the last one to close)."""
         with self._lock:
             self._db.close()
+
+
+def _running_loop() -> AbstractEventLoop | None:
+    """The event loop running in this thread, if any. Without importing asyncio: the hook
+    process never loads it, and its start-up time counts on every turn of an agent."""
+    asyncio = sys.modules.get("asyncio")
+    if asyncio is None:
+        return None
+    try:
+        loop: AbstractEventLoop = asyncio.get_running_loop()
+    except RuntimeError:
+        return None
+    return loop
 
 
 _HOOK_COLUMNS = "session_id, host, directory, state, paused, title, detail, turn, updated_at"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import gzip
 import logging
 from collections.abc import AsyncIterator, Callable
 
@@ -109,6 +110,28 @@ async def test_sse_tolerates_garbage_comments_split_chunks_and_drops_oversized()
         data = [frame.data async for frame in frames]
     assert data == ['{"a": 1}', '{"b": 2}']
     await http.aclose()
+
+
+async def test_sse_text_split_inside_a_character_and_a_compressed_stream_read_whole() -> None:
+    """The reader decodes the raw body itself: a character split between two HTTP chunks
+    arrives whole, and a server that compresses the stream is read through httpx's decoding."""
+    event = 'data: {"text": "Grüße, 完了 ✓"}\n\n'.encode()
+    cut = event.index("完".encode()) + 1  # inside the three bytes of one character
+    http = _http(lambda r: _sse([event[:cut], event[cut:]]))
+    async with http.open_stream("/event") as frames:
+        split = [frame.data async for frame in frames]
+    compressed = httpx.Response(
+        200,
+        headers={"content-type": "text/event-stream", "content-encoding": "gzip"},
+        content=gzip.compress(event * 2),
+    )
+    http_gzip = _http(lambda r: compressed)
+    async with http_gzip.open_stream("/event") as frames:
+        unzipped = [frame.data async for frame in frames]
+    assert split == ['{"text": "Grüße, 完了 ✓"}']
+    assert unzipped == split * 2
+    await http.aclose()
+    await http_gzip.aclose()
 
 
 async def test_sse_watchdog_ends_a_silent_stream() -> None:

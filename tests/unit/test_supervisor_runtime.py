@@ -406,6 +406,40 @@ async def test_interrupt_pause_can_be_switched_off(tmp_path: Path) -> None:
         await h.close()
 
 
+async def test_repeated_ends_of_a_decided_turn_are_not_re_decided_and_change_no_nudge(
+    h: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """1.x ends each turn three times (the final step, the idle status, `session.idle`): the
+    repeats are not decided again, and the nudge still comes once, `settleMs` after the end."""
+    decided: list[str] = []
+    evaluate = h.rt.evaluate
+    monkeypatch.setattr(h.rt, "evaluate", lambda sid: decided.append(sid) or evaluate(sid))
+    await h.turn(end=ev.StepEnded(S, "s2", "stop"))  # the final step ends the turn
+    assert decided and h.session()["state"] == "idle"
+    decided.clear()
+    await h.advance(3)
+    await h.emit(ev.TurnEnded(S, "idle"), ev.TurnEnded(S, "idle"))
+    assert decided == []
+    await h.advance(1.9)
+    assert h.host.sent == []
+    await h.advance(0.1)  # settleMs after the first end, not after the repeats
+    assert len(h.host.sent) == 1
+    await h.emit(ev.TurnEnded(S, "idle"))
+    await h.advance(600)
+    assert len(h.host.sent) == 1
+
+
+async def test_an_interrupt_after_the_end_of_the_turn_is_still_decided(h: Harness) -> None:
+    await h.turn()
+    await h.emit(ev.TurnEnded(S, "idle"))  # a repeat: skipped
+    changes = h.changes
+    await h.emit(ev.TurnEnded(S, "interrupted", "MessageAbortedError", by_user=True))
+    assert h.changes > changes  # the status moved at once, not at the next timer
+    assert h.session()["pausedReason"] == "interrupt"
+    await h.advance(600)
+    assert h.host.sent == []
+
+
 async def test_a_failed_turn_pauses_until_the_user_writes(h: Harness) -> None:
     # OpenCode retries retryable provider errors itself; what ends a turn as failed (a 400,
     # bad credentials, a context overflow) would fail the nudge's turn the same way.

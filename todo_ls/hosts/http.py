@@ -22,6 +22,7 @@ What lives here, and why:
 from __future__ import annotations
 
 import asyncio
+import codecs
 import logging
 import random
 import sys
@@ -451,7 +452,13 @@ class HostHttp:
         self, response: httpx.Response, what: str, idle_timeout: float, max_event_bytes: int
     ) -> AsyncIterator[ServerSentEvent]:
         decoder = _SseDecoder(max_event_bytes)
-        chunks = response.aiter_text().__aiter__()
+        # The raw body, decoded here: OpenCode writes one HTTP chunk per event, and
+        # `aiter_text` adds two generator layers (content decoding, text decoding) per chunk.
+        # SSE is UTF-8 by definition. A body the server did compress goes through httpx's
+        # content decoding.
+        encoded = response.headers.get("content-encoding", "identity") != "identity"
+        chunks = (response.aiter_bytes() if encoded else response.aiter_raw()).__aiter__()
+        text = codecs.getincrementaldecoder("utf-8")("replace")
         watchdog = _ReadWatchdog(idle_timeout) if sys.version_info >= (3, 11) else None
         try:
             while True:
@@ -469,7 +476,7 @@ class HostHttp:
                 except (httpx.HTTPError, OSError) as exc:
                     raise self.error(exc, what) from None
                 before = decoder.dropped
-                for frame in decoder.feed(chunk):
+                for frame in decoder.feed(text.decode(chunk)):
                     yield frame
                 if decoder.dropped != before:
                     log.warning("%s: dropped an event larger than %d bytes", what, max_event_bytes)

@@ -28,6 +28,7 @@ from todo_ls.hosts.base import Capability, Host, HostError
 from todo_ls.store import Store
 from todo_ls.supervisor import events as ev
 from todo_ls.supervisor.activity import (
+    CONTINUING_FINISHES,
     Applied,
     Effect,
     Interrupted,
@@ -269,6 +270,7 @@ class Runtime:
             self._set_error(event.error)
             return
         repeat = self._repeats_busy(event)
+        ended_before = self._repeats_end(event)
         applied: Applied = self.tracker.apply(event, now)
         for effect in applied.effects:
             self._persist(effect, now)
@@ -278,6 +280,8 @@ class Runtime:
             return  # only the quiet clock moved: the armed timer re-evaluates in time
         for sid in applied.touched:
             self._ask_info(sid)
+            if ended_before and not applied.effects and self._decided_calmly(sid):
+                continue  # the end was decided already: this repeat moved the quiet clock only
             if not self._still_working(sid, event, repeat):
                 self.evaluate(sid)
             elif isinstance(event, _COUNTED_WORK):
@@ -290,6 +294,33 @@ class Runtime:
             return False
         session = self.tracker.sessions.get(event.session_id)
         return session is not None and session.busy == "busy" and session.retry_next_at is None
+
+    def _repeats_end(self, event: ev.HostEvent) -> bool:
+        """An end of turn (idle, completed, or a final step) of a session whose turn has already
+        ended, with nothing in flight since: 1.x ends every turn three times (the final step,
+        `session.status` idle, `session.idle`). The tracker then only moves the quiet clock
+        (`Tracker._end_turn`); the idle rules count from `idle_since`, which does not move, and
+        what depends on the time (the settle, the rate limit, a hold) has its timer armed."""
+        if isinstance(event, ev.TurnEnded):
+            final = event.outcome in ("idle", "completed")
+        elif isinstance(event, ev.StepEnded):
+            final = event.finish is not None and event.finish not in CONTINUING_FINISHES
+        else:
+            return False
+        session = self.tracker.sessions.get(event.session_id)
+        return (
+            final
+            and session is not None
+            and session.ended_confirmed
+            and session.ended_seq == session.turn_seq
+            and not session.in_flight
+        )
+
+    def _decided_calmly(self, session_id: str) -> bool:
+        """The session has a decision that starts nothing (no nudge due) and is not sending:
+        re-deciding it on an event that changes nothing it reads would come out the same."""
+        decision = self._decisions.get(session_id)
+        return decision is not None and not decision.send and session_id not in self._sending
 
     def _still_working(self, session_id: str, event: ev.HostEvent, repeat: bool) -> bool:
         """Work goes on: a span, tool or step event (or a repeated busy status) of a session
@@ -431,9 +462,8 @@ class Runtime:
         now = self._clock.now()
         view = self.tracker.view(session_id)
         items = self._open_items(session_id)
-        with self._store.reads():  # one freshness check for the pause and the history
-            pause = self._store.paused(session_id)
-            history = self._history(session_id, items.hash)
+        pause = self._store.paused(session_id)
+        history = self._history(session_id, items.hash)
         decision = evaluate(
             view,
             items,
@@ -748,31 +778,28 @@ class Runtime:
         out = []
         now = self._clock.now()
         kind = self.settings.host if self.host is None else self.host.info.kind
-        # One freshness check of the store for the whole list, not one per session: the list
-        # is rebuilt up to 10 times a second while events flow.
-        with self._store.reads():
-            for sid in sorted(self._decisions):
-                if not self._listed(sid, folder):
-                    continue
-                try:
-                    decision, view, items = self._decide(sid)
-                except Exception:
-                    log.exception("supervisor: status of %s failed", sid)
-                    continue
-                entry: dict[str, Any] = {
-                    "id": sid,
-                    "host": kind,
-                    "title": view.session.title,
-                    "state": decision.state,
-                    "detail": describe(view, decision, now),
-                    "open": len(items.items),
-                    "nudges": self._store.episode_nudge_count(sid),
-                    "pausedReason": decision.paused_reason,
-                }
-                todos = todo_summary(self.session_todos(sid))
-                if todos is not None:
-                    entry["todos"] = todos
-                out.append(entry)
+        for sid in sorted(self._decisions):
+            if not self._listed(sid, folder):
+                continue
+            try:
+                decision, view, items = self._decide(sid)
+            except Exception:
+                log.exception("supervisor: status of %s failed", sid)
+                continue
+            entry: dict[str, Any] = {
+                "id": sid,
+                "host": kind,
+                "title": view.session.title,
+                "state": decision.state,
+                "detail": describe(view, decision, now),
+                "open": len(items.items),
+                "nudges": self._store.episode_nudge_count(sid),
+                "pausedReason": decision.paused_reason,
+            }
+            todos = todo_summary(self.session_todos(sid))
+            if todos is not None:
+                entry["todos"] = todos
+            out.append(entry)
         return out
 
     def session_list_items(self, folder: str | None = None) -> list[dict[str, Any]]:
