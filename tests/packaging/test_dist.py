@@ -327,6 +327,25 @@ def test_release_workflow_builds_with_the_tested_scripts_for_every_target() -> N
     assert shell.stdout.strip() and "\n## " not in shell.stdout, shell.stdout
 
 
+def test_release_publishes_compiled_wheels_for_every_supported_python() -> None:
+    """The compiled wheels are built by the hook the compiled-wheel test above runs, for each
+    CPython the package supports, checked to load the compiled scanner, and published."""
+    workflow = (REPO / ".github" / "workflows" / "release.yml").read_text("utf-8")
+    job = workflow.split("\n  compiled-wheels:\n", 1)[1].split("\n\n  ", 1)[0]
+    hook = (REPO / "hatch_build.py").read_text("utf-8")
+    [enable] = re.findall(r'^ENABLE = "(\w+)"$', hook, re.M)
+    assert f"CIBW_ENVIRONMENT: {enable}=1" in job
+    classifiers = (REPO / "pyproject.toml").read_text("utf-8")
+    pythons = re.findall(r'"Programming Language :: Python :: 3\.(\d+)"', classifiers)
+    [built] = re.findall(r'CIBW_BUILD: "([^"]+)"', job)
+    assert built.split() == [f"cp3{minor}-*" for minor in pythons], (built, pythons)
+    assert "engine.COMPILED" in job
+    for consumer in ("pypi", "github-release"):
+        section = workflow.split(f"\n  {consumer}:\n", 1)[1].split("\n\n  ", 1)[0]
+        assert "compiled-wheels" in section.split("steps:")[0], consumer
+    assert "pattern: compiled-*" in workflow.split("\n  pypi:\n", 1)[1]
+
+
 def test_mason_registry_entry_installs_this_version_from_pypi() -> None:
     entry = (REPO / "packaging" / "mason" / "package.yaml").read_text("utf-8")
     assert re.search(r"^name: todo-ls$", entry, re.M)
