@@ -79,6 +79,18 @@ def coldstart_rows(r: dict[str, Any]) -> Iterator[Row]:
     )
 
 
+def mcp_start_rows(r: dict[str, Any]) -> Iterator[Row]:
+    cpu, base = r["cpu"]["p50_ms"], r["baseline_python_pass"]["p50_ms"]
+    yield (
+        "todo-ls mcp: spawn -> initialize answer",
+        f"CPU p50 {_ms(cpu)} (wall p50 {_ms(r['initialize']['p50_ms'])})",
+        f"python -c pass {_ms(base)}",
+        _x(cpu / base) if base else "-",
+        f"CPU p50 <= {r['budget_cpu_p50_ms']:g} ms",
+        r["within_budget"],
+    )
+
+
 def workspace_rows(r: dict[str, Any]) -> Iterator[Row]:
     budget = r["budget"]
     yield (
@@ -155,6 +167,7 @@ ROWS: dict[str, Callable[[dict[str, Any]], Iterator[Row]]] = {
     "parse": parse_rows,
     "editor": editor_rows,
     "coldstart": coldstart_rows,
+    "mcp_start": mcp_start_rows,
     "workspace": workspace_rows,
     "supervisor": supervisor_rows,
     "hook": hook_rows,

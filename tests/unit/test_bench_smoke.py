@@ -157,3 +157,5 @@ def test_mcp_start_bench_times_the_initialize_answer() -> None:
     assert report["initialize"]["n"] == 2 and report["initialize"]["p50_ms"] > 0
     assert report["cpu"]["n"] == 2 and report["baseline_python_pass"]["n"] == 2
     assert "within_budget" in report
+    [row] = table_rows(report)
+    assert "CPU p50" in row and "python -c pass" in row and row.endswith(("pass |", "FAIL |"))
