@@ -129,6 +129,24 @@ def test_user_messages_real_synthetic_duplicate_and_child() -> None:
     assert feed(t, ev.UserMessage(C, False, "msg_3")) == []  # the subagent's task prompt
 
 
+def test_long_lived_session_counts_each_prompt_once_in_bounded_memory() -> None:
+    # 1,000 turns, each with a prompt and 3 more queued while it ran; at the turn end v1
+    # re-sends the turn's messages. Every prompt starts one episode, no re-send another, and
+    # the session remembers a window of ids, not its whole history (the window once held 256
+    # ids, ~25 KB a session, which a server watching busy agents for days kept filling).
+    t = Tracker()
+    feed(t, ev.SessionUpdated(ev.SessionInfo(S, "/p")))
+    prompted = 0
+    for turn in range(1000):
+        ids = [f"msg_{turn}_{n}" for n in range(4)]
+        prompted += len(feed(t, ev.UserMessage(S, False, ids[0]), ev.TurnStarted(S)))
+        prompted += len(feed(t, *(ev.UserMessage(S, False, i) for i in ids[1:])))
+        feed(t, ev.TurnEnded(S, "idle"))
+        assert feed(t, *(ev.UserMessage(S, False, i) for i in ids)) == []
+    assert prompted == 4000
+    assert len(t.sessions[S].seen_messages) <= 32
+
+
 def test_synthetic_message_is_not_work_but_real_prompt_engages() -> None:
     t = Tracker()
     feed(t, ev.SessionUpdated(ev.SessionInfo(S, "/p")), at=10.0)

@@ -29,7 +29,10 @@ log = logging.getLogger(__name__)
 
 # Step finish reasons that mean "the turn goes on" (the TUI of OpenCode 2.x treats them so).
 CONTINUING_FINISHES = frozenset({"tool-calls", "unknown"})
-_SEEN_MESSAGES = 256  # per session: user message ids already counted (v1 re-sends them)
+# Per session: the user message ids already counted. v1 re-sends the message of the turn that
+# just ended, so only the latest few matter (a turn takes in the prompts queued while it ran);
+# a long window cost ~25 KB per long-lived session, a slow climb over days of events.
+_SEEN_MESSAGES = 32
 
 
 @dataclass
