@@ -115,11 +115,21 @@ def vscode_capabilities() -> types.ClientCapabilities:
     )
 
 
+def neovim_push_capabilities() -> types.ClientCapabilities:
+    """Neovim 0.11's set without pull diagnostics (0.10 and older, or pull turned off)."""
+    caps = client_capabilities("neovim")
+    assert caps.text_document is not None
+    caps.text_document.diagnostic = None
+    return caps
+
+
 CAPABILITIES: dict[str, Callable[[], types.ClientCapabilities]] = {
     "neovim": lambda: client_capabilities("neovim"),
     "vscode": vscode_capabilities,
     # VS Code 1.65 as recorded by pytest-lsp: push diagnostics only, no inlay hints.
     "push-only": lambda: client_capabilities("visual-studio-code"),
+    # utf-8 positions with pushed diagnostics: the fourth combination.
+    "neovim-push": neovim_push_capabilities,
 }
 
 
@@ -139,6 +149,7 @@ def _client_factory() -> LanguageClient:
     # The editor records diagnostic refreshes itself (see `start_editor`).
     defaults = dict(DEFAULT_CLIENT_FEATURES)
     del defaults[types.WORKSPACE_DIAGNOSTIC_REFRESH]
+    del defaults[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS]  # with their version (`start_editor`)
     register_lsp_features(client, defaults)
     return client
 
@@ -153,6 +164,8 @@ def offset(text: str, position: types.Position, encoding: str) -> int:
         if text[i] in "\r\n":
             starts.append(i + 1)
         i += 1
+    if position.line >= len(starts):
+        return len(text)  # past the last line: the end of the text
     start = starts[position.line]
     line_end = starts[position.line + 1] if position.line + 1 < len(starts) else len(text)
     line = text[start:line_end].rstrip("\r\n")
@@ -184,6 +197,10 @@ class Editor:
         self.refreshes: list[str] = []  # server→client refresh requests, by method
         self.encoding = "utf-16"
         self.server_capabilities = types.ServerCapabilities()
+        # Applied edits reach the server as incremental changes (as VS Code and Neovim send
+        # them) rather than as the whole text.
+        self.incremental = False
+        self.pushed: dict[str, types.PublishDiagnosticsParams] = {}
         self._changed = asyncio.Event()
 
     def configure(self, settings: dict[str, Any], folder: Path | None = None) -> None:
@@ -227,8 +244,57 @@ class Editor:
             )
         )
 
+    def change(self, uri: str, changes: list[tuple[types.Range, str]]) -> None:
+        """Edit the document as a user types: each (range, text) applies to the text the
+        previous ones left (ranges in the negotiated encoding), sent as one incremental
+        didChange."""
+        version, text = self.docs[uri]
+        for rng, new in changes:
+            start, end = sorted(
+                (offset(text, rng.start, self.encoding), offset(text, rng.end, self.encoding))
+            )
+            text = text[:start] + new + text[end:]
+        self.docs[uri] = (version + 1, text)
+        self.client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version + 1),
+                content_changes=[
+                    types.TextDocumentContentChangePartial(range=rng, text=new)
+                    for rng, new in changes
+                ],
+            )
+        )
+
     def text(self, uri: str) -> str:
         return self.docs[uri][1]
+
+    @property
+    def pulls(self) -> bool:
+        """The client pulls diagnostics (else the server pushes them)."""
+        caps = CAPABILITIES[self.caps]().text_document
+        return caps is not None and caps.diagnostic is not None
+
+    def notify_diagnostics(self, params: types.PublishDiagnosticsParams) -> None:
+        self.client.diagnostics[params.uri] = params.diagnostics
+        self.pushed[params.uri] = params
+        self._changed.set()
+
+    async def diagnostics(self, uri: str) -> list[types.Diagnostic]:
+        """The diagnostics of the document's current version: pulled, or the push that
+        carries that version."""
+        if self.pulls:
+            return await self.pull(uri)
+        version = self.docs[uri][0]
+
+        async def wait() -> list[types.Diagnostic]:
+            while True:
+                pushed = self.pushed.get(uri)
+                if pushed is not None and pushed.version == version:
+                    return list(pushed.diagnostics)
+                self._changed.clear()
+                await self._changed.wait()
+
+        return await asyncio.wait_for(wait(), TIMEOUT)
 
     def apply(self, edit: types.WorkspaceEdit) -> bool:
         """Apply a `changes` workspace edit to the open documents (and tell the server)."""
@@ -244,6 +310,11 @@ class Editor:
                 )
                 for e in edits
             ]
+            if self.incremental:
+                # From the end backwards: each range still means what the server said.
+                order = sorted(range(len(edits)), key=lambda k: spans[k][:2], reverse=True)
+                self.change(uri, [(edits[k].range, edits[k].new_text) for k in order])
+                continue
             for start, end, new in sorted(spans, reverse=True):
                 text = text[:start] + new + text[end:]
             self.set_text(uri, text)
@@ -314,6 +385,10 @@ async def start_editor(
     @client.feature("todoLs/status")
     def on_status(params: Any) -> None:
         editor.notify_status(params)
+
+    @client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    def on_diagnostics(params: types.PublishDiagnosticsParams) -> None:
+        editor.notify_diagnostics(params)
 
     @client.feature(types.WORKSPACE_APPLY_EDIT)
     def on_apply(params: types.ApplyWorkspaceEditParams) -> types.ApplyWorkspaceEditResult:
