@@ -201,6 +201,7 @@ class Editor:
         # them) rather than as the whole text.
         self.incremental = False
         self.pushed: dict[str, types.PublishDiagnosticsParams] = {}
+        self.pulls = True  # the client pulls diagnostics (else the server pushes them)
         self._changed = asyncio.Event()
 
     def configure(self, settings: dict[str, Any], folder: Path | None = None) -> None:
@@ -267,12 +268,6 @@ class Editor:
 
     def text(self, uri: str) -> str:
         return self.docs[uri][1]
-
-    @property
-    def pulls(self) -> bool:
-        """The client pulls diagnostics (else the server pushes them)."""
-        caps = CAPABILITIES[self.caps]().text_document
-        return caps is not None and caps.diagnostic is not None
 
     def notify_diagnostics(self, params: types.PublishDiagnosticsParams) -> None:
         self.client.diagnostics[params.uri] = params.diagnostics
@@ -424,10 +419,13 @@ async def start_editor(
         init_options = {"todoLs": with_no_host({})}
     elif isinstance(init_options, dict) and isinstance(init_options.get("todoLs"), dict):
         init_options = {**init_options, "todoLs": with_no_host(init_options["todoLs"])}
+    capabilities = CAPABILITIES[caps]()
+    text_caps = capabilities.text_document
+    editor.pulls = text_caps is not None and text_caps.diagnostic is not None
     result = await asyncio.wait_for(
         client.initialize_session(
             types.InitializeParams(
-                capabilities=CAPABILITIES[caps](),
+                capabilities=capabilities,
                 root_uri=root.as_uri(),
                 workspace_folders=[
                     types.WorkspaceFolder(uri=folder.as_uri(), name=folder.name)
