@@ -19,13 +19,12 @@ can go (`shrink`), and reported with its seed and the shrunk steps.
 
 from __future__ import annotations
 
-import asyncio
 import random
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from lsp_harness import TIMEOUT, Editor
+from lsp_harness import Editor
 from lsprotocol import types
 
 from todo_ls.checklist import (
@@ -279,20 +278,9 @@ async def judge(editor: Editor, uri: str) -> None:
     got_counts = [listed[k] for k in ("open", "done", "canceled", "total")]
     want_counts = [progress.open, progress.done, progress.canceled, progress.total]
     expect(got_counts == want_counts, "status counts", got_counts, want_counts)
-    hints = await asyncio.wait_for(
-        editor.client.text_document_inlay_hint_async(
-            types.InlayHintParams(
-                text_document=types.TextDocumentIdentifier(uri=uri),
-                range=types.Range(
-                    start=types.Position(line=0, character=0),
-                    end=types.Position(line=len(lines), character=0),
-                ),
-            )
-        ),
-        TIMEOUT,
-    )
-    check_positions("inlay hint", lines, [h.position for h in hints or []], enc)
-    got = sorted((h.position.line, h.position.character, str(h.label)) for h in hints or [])
+    hints = await editor.inlay_hints(uri, 0, len(lines))
+    check_positions("inlay hint", lines, [h.position for h in hints], enc)
+    got = sorted((h.position.line, h.position.character, str(h.label)) for h in hints)
     want = expected_hints(ref, lines, enc)
     expect(got == want, "inlay hints", got, want)
 
@@ -373,19 +361,7 @@ async def run_step(editor: Editor, uri: str, step: Step, rng: random.Random | No
             )
         return Step("change", changes=edits_as_changes(edits)) if edits else step
     # An action: ask at the line and apply the one the step names (or a random one).
-    found = await asyncio.wait_for(
-        editor.client.text_document_code_action_async(
-            types.CodeActionParams(
-                text_document=types.TextDocumentIdentifier(uri=uri),
-                range=types.Range(
-                    start=types.Position(line=step.line, character=0),
-                    end=types.Position(line=step.line, character=0),
-                ),
-                context=types.CodeActionContext(diagnostics=[]),
-            )
-        ),
-        TIMEOUT,
-    )
+    found = await editor.code_actions(uri, step.line)
     actions = [a for a in found or [] if isinstance(a, types.CodeAction) and a.edit is not None]
     offered = sorted(a.title for a in actions)
     want_offered = sorted(t for t in action_titles(ref, step.line) if t)

@@ -14,7 +14,7 @@ import asyncio
 import os
 import socket
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Union
 
@@ -336,6 +336,38 @@ class Editor:
         return await asyncio.wait_for(
             self.client.workspace_execute_command_async(
                 types.ExecuteCommandParams(command=name, arguments=list(arguments))
+            ),
+            TIMEOUT,
+        )
+
+    async def inlay_hints(self, uri: str, first: int, last: int) -> list[types.InlayHint]:
+        """The hints of lines `first` to `last`."""
+        found = await asyncio.wait_for(
+            self.client.text_document_inlay_hint_async(
+                types.InlayHintParams(
+                    text_document=types.TextDocumentIdentifier(uri=uri),
+                    range=types.Range(
+                        start=types.Position(line=first, character=0),
+                        end=types.Position(line=last, character=0),
+                    ),
+                )
+            ),
+            TIMEOUT,
+        )
+        return list(found or [])
+
+    async def code_actions(
+        self, uri: str, line: int, diagnostics: Sequence[types.Diagnostic] = ()
+    ) -> Sequence[types.Command | types.CodeAction] | None:
+        """The server's answer to a code-action request at the start of `line`."""
+        at = types.Position(line=line, character=0)
+        return await asyncio.wait_for(
+            self.client.text_document_code_action_async(
+                types.CodeActionParams(
+                    text_document=types.TextDocumentIdentifier(uri=uri),
+                    range=types.Range(start=at, end=at),
+                    context=types.CodeActionContext(diagnostics=list(diagnostics)),
+                )
             ),
             TIMEOUT,
         )

@@ -73,33 +73,12 @@ async def diagnostic_lines(editor: Editor, uri: str) -> list[tuple[int, str]]:
 async def hint_labels(editor: Editor, uri: str) -> list[tuple[int, int, str]]:
     if editor.caps == "push-only":
         return []  # VS Code 1.65 has no inlay hints
-    found = await asyncio.wait_for(
-        editor.client.text_document_inlay_hint_async(
-            types.InlayHintParams(
-                text_document=types.TextDocumentIdentifier(uri=uri),
-                range=types.Range(
-                    start=types.Position(line=0, character=0),
-                    end=types.Position(line=50, character=0),
-                ),
-            )
-        ),
-        TIMEOUT,
-    )
-    return [(h.position.line, h.position.character, str(h.label)) for h in found or []]
+    found = await editor.inlay_hints(uri, 0, 50)
+    return [(h.position.line, h.position.character, str(h.label)) for h in found]
 
 
 async def action_titles(editor: Editor, uri: str, line: int) -> list[str]:
-    found = await asyncio.wait_for(
-        editor.client.text_document_code_action_async(
-            types.CodeActionParams(
-                text_document=types.TextDocumentIdentifier(uri=uri),
-                range=at(line, 0),
-                context=types.CodeActionContext(diagnostics=[]),
-            )
-        ),
-        TIMEOUT,
-    )
-    return [a.title for a in found or []]
+    return [a.title for a in await editor.code_actions(uri, line) or []]
 
 
 def units(text: str, encoding: str) -> int:
