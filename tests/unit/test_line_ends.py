@@ -51,3 +51,14 @@ def test_a_marker_written_to_disk_lands_on_its_line(tmp_path: Path) -> None:
     edits = set_state_edits(checklist, [1], "done", StateRegistry.default())
     assert write_markers(path, edits, {2: "- [ ] d é"}).applied
     assert path.read_bytes().decode("utf-8") == TEXT.replace("- [ ] d", "- [x] d")
+
+
+@pytest.mark.parametrize(
+    ("text", "content_col"),
+    [("- \f\n", 3), ("1. \v\n", 4), ("- \u2028 \n", 4), ("> - \f\n", 5), ("- \f\n  more\n", 3)],
+)
+def test_an_item_of_only_separators_starts_at_its_line_end(text: str, content_col: int) -> None:
+    # markdown-it-py trims these characters off the paragraph: its content starts at the end
+    # of the line, where "Convert to task" inserts the box (never inside the list marker).
+    assert [p.content_col for p in reference_parse(text).plain_items] == [content_col]
+    assert reference_parse(text) == parse(text)

@@ -63,7 +63,12 @@ def reference_parse(text: str, registry: StateRegistry | None = None) -> Checkli
                 # line (of the trimmed one when the paragraph has a single line).
                 first = tokens[i + 2].content.split("\n", 1)[0]
                 source = lines[para_line] if multiline else lines[para_line].rstrip(TRIM)
-                para_col = len(source) - len(first)
+                # A first line of only what markdown-it-py trims (a form feed, U+2028...)
+                # holds no content: it starts at the line's end, as the scanner has it.
+                if first and source.endswith(first):
+                    para_col = len(source) - len(first)
+                else:
+                    para_col = len(lines[para_line])
             raw_items.append(
                 RawListItem(
                     start, end, stack[-1] if stack else None, para_line, para_col, multiline
