@@ -62,3 +62,20 @@ def test_an_item_of_only_separators_starts_at_its_line_end(text: str, content_co
     # of the line, where "Convert to task" inserts the box (never inside the list marker).
     assert [p.content_col for p in reference_parse(text).plain_items] == [content_col]
     assert reference_parse(text) == parse(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "items"),
+    [
+        ("- [ ]\n\u2029\n", []),  # markdown-it-py trims the U+2029 line: `[ ]` alone, no task
+        ("- [ ]\n  \v\n", []),
+        ("> - [ ]\n> \f\n", []),
+        ("- [ ]\n\u2029\nb\n", [(0, "")]),  # the paragraph goes on past the box
+        ("- [~] a \f\n\u2029\n", [(0, "a")]),  # its trimmed last line leaves one line
+    ],
+)
+def test_trailing_lines_of_only_separators_do_not_continue_a_paragraph(
+    text: str, items: list[tuple[int, str]]
+) -> None:
+    assert [(i.line, i.text) for i in reference_parse(text).items] == items
+    assert reference_parse(text) == parse(text)
