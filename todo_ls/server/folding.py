@@ -13,6 +13,7 @@ from lsprotocol import types
 from todo_ls import checklist as engine  # engine functions load on first use
 from todo_ls.server.commands import field_of, one_object
 from todo_ls.server.core import TodoLanguageServer
+from todo_ls.server.document_symbols import CACHED_DOCUMENTS
 from todo_ls.server.wire import RawJson
 from todo_ls.workspace import FileState, uri_to_path
 
@@ -43,24 +44,34 @@ def encode_folds(folds: list[Fold], collapsed_text: bool) -> str:
 
 
 def register(server: TodoLanguageServer) -> None:
+    # The last answer per document, while its state and the client's limits are the same.
+    cache: dict[str, tuple[tuple[Any, ...], str]] = {}
+
     @server.feature(types.TEXT_DOCUMENT_FOLDING_RANGE)
     async def on_folding_range(
         ls: TodoLanguageServer, params: types.FoldingRangeParams
     ) -> RawJson | None:
         await ls.configuration.ready()  # the subscriptions come with the settings
-        state = subscribed_state(ls, params.text_document.uri)
+        uri = params.text_document.uri
+        state = subscribed_state(ls, uri)
         if state is None:
+            cache.pop(uri, None)
             return None  # other markdown is another server's
-        folds = engine.folding_ranges(state.checklist, state.lines)
         limit = getattr(
             getattr(ls.client_capabilities.text_document, "folding_range", None),
             "range_limit",
             None,
         )
-        if limit:
-            folds = folds[:limit]
         collapsed = ls.supports("text_document.folding_range.folding_range.collapsed_text")
-        return RawJson(encode_folds(folds, collapsed))
+        key = (state, limit, collapsed)
+        cached = cache.get(uri)
+        if cached is None or cached[0] != key:
+            folds = engine.folding_ranges(state.checklist, state.lines)
+            cache.pop(uri, None)
+            while len(cache) >= CACHED_DOCUMENTS:  # the oldest first (dicts keep order)
+                del cache[next(iter(cache))]
+            cached = cache[uri] = (key, encode_folds(folds[:limit] if limit else folds, collapsed))
+        return RawJson(cached[1])
 
     @server.command("todoLs.foldDone")
     async def fold_done(ls: TodoLanguageServer, *args: Any) -> dict[str, Any]:
