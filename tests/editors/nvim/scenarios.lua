@@ -254,7 +254,16 @@ end
 function S.help(t)
   vim.cmd.helptags(vim.fs.joinpath(t.plugin, 'doc'))
   t.data.tags = {}
-  for _, tag in ipairs({ 'todo_ls', ':TodoLs', 'todo_ls.setup()', 'todo_ls.statusline()', 'todo_ls.status()' }) do
+  for _, tag in ipairs({
+    'todo_ls',
+    ':TodoLs',
+    'todo_ls.setup()',
+    'todo_ls.statusline()',
+    'todo_ls.status()',
+    'todo_ls-panel',
+    'todo_ls-pickers',
+    ':TodoLs-install',
+  }) do
     vim.cmd.help(tag)
     local line = vim.api.nvim_get_current_line()
     t.data.tags[tag] = { buftype = vim.bo.buftype, line = line }
