@@ -58,6 +58,9 @@ def test_panel_lists_toggles_filters_and_closes(tmp_path: Path, plugin_copy: Pat
     ]
     assert any("filter: ship" in line for line in data["filtered"])
     assert any(line.startswith("x <Space> toggle") for line in data["help"]), data["help"]
+    notes = data["subscribed"].index("NOTES.md  1 open of 1")
+    assert data["subscribed"][notes + 1] == "  [ ] call the plumber"
+    assert "re-read 1 subscribed file" in data["refreshed"]  # NOTES.md unsubscribed again
     assert data["closed"] is True
     assert data["jumped"] == {"buf": True, "lnum": SHIP_LINE + 1}
     assert data["closed_by_jump"] is True
