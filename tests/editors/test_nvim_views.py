@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from fake_model import FakeModel, text
 from scenarios import OpencodeServer
+from test_editor_agent import model
 from test_nvim import (
     PARSER_LINE,
     PLAN,
@@ -29,7 +30,7 @@ from test_nvim import (
 
 pytestmark = pytest.mark.editor
 
-__all__ = ["plugin_copy"]  # the fixture, shared with test_nvim.py
+__all__ = ["model", "plugin_copy"]  # the fixtures, shared with test_nvim.py and the agent test
 
 
 def test_panel_lists_toggles_filters_and_closes(tmp_path: Path, plugin_copy: Path) -> None:
@@ -111,12 +112,6 @@ def test_install_writes_the_claude_code_hooks_with_the_editors_server(
 
 PASSWORD = "pw-panel-8Kd-not-in-logs"
 AGENT_PLAN = "# Plan\n\n- [x] read the spec\n- [ ] write the parser\n- [ ] fuzz it\n"
-
-
-@pytest.fixture
-def model() -> Iterator[FakeModel]:
-    with FakeModel() as fake:
-        yield fake
 
 
 @pytest.fixture

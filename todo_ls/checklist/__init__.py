@@ -33,7 +33,14 @@ if TYPE_CHECKING:
         set_state_edits,
         toggle_state,
     )
-    from todo_ls.checklist.folding import Fold, closed_runs, folding_ranges
+    from todo_ls.checklist.folding import (
+        Fold,
+        closed_runs,
+        folding_ranges,
+        heading_folds,
+        item_folds,
+        one_per_line,
+    )
     from todo_ls.checklist.fuzzy import OpenItems, fuzzy_match, fuzzy_pattern
     from todo_ls.checklist.incremental import reparse
     from todo_ls.checklist.parse import parse
@@ -65,7 +72,14 @@ _ENGINE = {
         "set_state_edits",
         "toggle_state",
     ),
-    "todo_ls.checklist.folding": ("Fold", "closed_runs", "folding_ranges"),
+    "todo_ls.checklist.folding": (
+        "Fold",
+        "closed_runs",
+        "folding_ranges",
+        "heading_folds",
+        "item_folds",
+        "one_per_line",
+    ),
     "todo_ls.checklist.fuzzy": ("OpenItems", "fuzzy_match", "fuzzy_pattern"),
     "todo_ls.checklist.incremental": ("reparse",),
     "todo_ls.checklist.parse": ("parse",),
@@ -131,9 +145,12 @@ __all__ = [
     "folding_ranges",
     "fuzzy_match",
     "fuzzy_pattern",
+    "heading_folds",
     "heading_progress",
+    "item_folds",
     "item_progress",
     "node_symbol",
+    "one_per_line",
     "parse",
     "progress_label",
     "reparse",

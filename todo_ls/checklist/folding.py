@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from todo_ls.checklist.assemble import is_blank
 from todo_ls.checklist.model import CLOSED_STATES, Checklist, Progress
-from todo_ls.checklist.symbols import section_end
+from todo_ls.checklist.symbols import Outline, section_end
 
 
 @dataclass(frozen=True)
@@ -26,14 +26,15 @@ class Fold:
     collapsed: str | None = None
 
 
-def _finished(checklist: Checklist) -> list[bool]:
-    """Per item: closed, and so is every item below it."""
+def _finished(checklist: Checklist, indices: range) -> dict[int, bool]:
+    """Per item of `indices` (all owned by one heading): closed, and so is every item below."""
     items = checklist.items
-    finished = [i.state in CLOSED_STATES for i in items]
+    finished = {i: items[i].state in CLOSED_STATES for i in indices}
     # Children follow their parent in document order: walk backwards to reach them first.
-    for item in reversed(items):
-        if not finished[item.index] and item.parent is not None:
-            finished[item.parent] = False
+    for i in reversed(indices):
+        parent = items[i].parent
+        if not finished[i] and parent is not None and parent in finished:
+            finished[parent] = False
     return finished
 
 
@@ -45,11 +46,16 @@ def run_label(progress: Progress) -> str:
     return "✓ " + " · ".join(parts)
 
 
-def closed_runs(checklist: Checklist, lines: Sequence[str]) -> list[Fold]:
-    """Each run of two or more consecutive finished sibling items, with `✓ 3 done` (plus
-    `· 1 canceled`) counting every item it hides."""
+def closed_runs(
+    checklist: Checklist, lines: Sequence[str], indices: range | None = None
+) -> list[Fold]:
+    """Each run of two or more consecutive finished sibling items (of `indices`, the items
+    one heading owns; default: every item), with `✓ 3 done` (plus `· 1 canceled`) counting
+    every item it hides."""
     items = checklist.items
-    finished = _finished(checklist)
+    if indices is None:
+        indices = range(len(items))
+    finished = _finished(checklist, indices)
     runs: list[Fold] = []
     # The run being built per sibling group: (parent, heading) -> [first, last] item indices.
     current: dict[tuple[int | None, int | None], list[int]] = {}
@@ -65,44 +71,67 @@ def closed_runs(checklist: Checklist, lines: Sequence[str]) -> list[Fold]:
         inside = (items[i] for i in range(first.index, n))
         runs.append(Fold(first.line, last.end_line, run_label(Progress.of(inside))))
 
-    for item in items:
+    for index in indices:
+        item = items[index]
         key = (item.parent, item.heading)
         run = current.get(key)
         if run is not None:
             previous = items[run[1]]
             between = range(previous.end_line + 1, item.line)
             adjacent = all(is_blank(lines[n]) for n in between if n < len(lines))
-            if not (finished[item.index] and adjacent):
+            if not (finished[index] and adjacent):
                 close(key)
                 run = None
-        if finished[item.index]:
+        if finished[index]:
             if run is None:
-                current[key] = [item.index, item.index]
+                current[key] = [index, index]
             else:
-                run[1] = item.index
+                run[1] = index
     for key in list(current):
         close(key)
     runs.sort(key=lambda f: f.start)
     return runs
 
 
-def folding_ranges(checklist: Checklist, lines: Sequence[str]) -> list[Fold]:
-    """Sections, items with children and closed runs, by first line. Where two start on the
-    same line the larger one is kept (VS Code keeps only one range per first line)."""
+def heading_folds(checklist: Checklist, lines: Sequence[str]) -> list[Fold]:
+    """Each heading's section, to its last non-blank line."""
     found: list[Fold] = []
     for heading in checklist.headings:
         end = section_end(lines, heading)
         if end > heading.line:
             found.append(Fold(heading.line, end))
+    return found
+
+
+def item_folds(checklist: Checklist, lines: Sequence[str], indices: range) -> list[Fold]:
+    """The items of `indices` (those one heading owns) that have child items, and their
+    closed runs. They depend on those items' lines only, so a server can keep them for the
+    sections an edit did not touch."""
     items = checklist.items
-    for item in items:
-        has_children = item.index + 1 < len(items) and items[item.index + 1].parent == item.index
+    found: list[Fold] = []
+    for index in indices:
+        item = items[index]
+        has_children = index + 1 < len(items) and items[index + 1].parent == index
         if has_children and item.end_line > item.line:
             found.append(Fold(item.line, item.end_line))
-    found += closed_runs(checklist, lines)
+    return found + closed_runs(checklist, lines, indices)
+
+
+def one_per_line(found: list[Fold]) -> list[Fold]:
+    """The folds by first line; where two start on the same line the larger one is kept
+    (VS Code keeps only one range per first line)."""
     by_start: dict[int, Fold] = {}
     for fold in found:
         kept = by_start.get(fold.start)
         if kept is None or fold.end > kept.end or (fold.end == kept.end and fold.collapsed):
             by_start[fold.start] = fold
     return [by_start[start] for start in sorted(by_start)]
+
+
+def folding_ranges(checklist: Checklist, lines: Sequence[str]) -> list[Fold]:
+    """Sections, items with children and closed runs (see the module docstring)."""
+    outline = Outline(checklist)
+    found = heading_folds(checklist, lines)
+    for heading in [None, *range(len(checklist.headings))]:
+        found += item_folds(checklist, lines, outline.owned_items(heading))
+    return one_per_line(found)

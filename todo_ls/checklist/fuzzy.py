@@ -22,8 +22,11 @@ def fuzzy_pattern(query: str) -> re.Pattern[str] | None:
     chars = [c for c in query.lower() if not c.isspace()]
     if not chars:
         return None
-    # Lazy gaps that never cross a line: each line is one item.
-    return re.compile("[^\n]*?".join(re.escape(c) for c in chars))
+    # After the first character (which the regex engine finds by a fast scan), each gap skips
+    # what is not the next character nor a line end: the leftmost match of each character,
+    # found without backtracking within a line.
+    first, rest = re.escape(chars[0]), chars[1:]
+    return re.compile(first + "".join(f"[^{re.escape(c)}\n]*{re.escape(c)}" for c in rest))
 
 
 def fuzzy_match(query: str, text: str) -> bool:

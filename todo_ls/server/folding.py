@@ -43,9 +43,47 @@ def encode_folds(folds: list[Fold], collapsed_text: bool) -> str:
     return "[" + ",".join(out) + "]"
 
 
+_Part = tuple[list["Fold"], str]  # a heading's part: its item folds, and them as JSON
+
+
+def encode_all(
+    state: FileState, collapsed_text: bool, limit: int | None, previous: dict[Any, _Part]
+) -> tuple[str, dict[Any, _Part]]:
+    """The document's folding ranges as JSON, and each heading's part (its line and the lines
+    up to the next heading: the item folds there, encoded) for the next version to reuse where
+    the part's lines are unchanged; a part's item folds depend on its own lines only
+    (checklist.folding.item_folds)."""
+    checklist, lines = state.checklist, state.lines
+    outline = engine.Outline(checklist)
+    headings = {fold.start: fold for fold in engine.heading_folds(checklist, lines)}
+    parts: dict[Any, _Part] = {}
+    pieces: list[str] = []
+    every: list[Fold] = []
+    starts = [0, *(h.line for h in checklist.headings), len(lines)]
+    for n, heading in enumerate([None, *range(len(checklist.headings))]):
+        key = (starts[n], tuple(lines[starts[n] : starts[n + 1]]))
+        part = previous.get(key)
+        if part is None:
+            folds = engine.one_per_line(
+                engine.item_folds(checklist, lines, outline.owned_items(heading))
+            )
+            part = (folds, encode_folds(folds, collapsed_text)[1:-1])
+        parts[key] = part
+        own = headings.get(starts[n]) if heading is not None else None
+        if own is not None:  # the heading's section first: it starts before its items
+            every.append(own)
+            pieces.append(encode_folds([own], collapsed_text)[1:-1])
+        every += part[0]
+        if part[1]:
+            pieces.append(part[1])
+    if limit and len(every) > limit:
+        return encode_folds(every[:limit], collapsed_text), parts
+    return "[" + ",".join(pieces) + "]", parts
+
+
 def register(server: TodoLanguageServer) -> None:
-    # The last answer per document, while its state and the client's limits are the same.
-    cache: dict[str, tuple[tuple[Any, ...], str]] = {}
+    # Per document: what the answer depends on, the answer, and its parts' item folds.
+    cache: dict[str, tuple[tuple[Any, ...], str, dict[Any, _Part]]] = {}
 
     @server.feature(types.TEXT_DOCUMENT_FOLDING_RANGE)
     async def on_folding_range(
@@ -63,14 +101,17 @@ def register(server: TodoLanguageServer) -> None:
             None,
         )
         collapsed = ls.supports("text_document.folding_range.folding_range.collapsed_text")
-        key = (state, limit, collapsed)
+        key = (state, ls.registry)
         cached = cache.get(uri)
         if cached is None or cached[0] != key:
-            folds = engine.folding_ranges(state.checklist, state.lines)
+            same_markers = cached is not None and cached[0][1] == key[1]
+            text, parts = encode_all(
+                state, collapsed, limit, cached[2] if cached and same_markers else {}
+            )
             cache.pop(uri, None)
             while len(cache) >= CACHED_DOCUMENTS:  # the oldest first (dicts keep order)
                 del cache[next(iter(cache))]
-            cached = cache[uri] = (key, encode_folds(folds[:limit] if limit else folds, collapsed))
+            cached = cache[uri] = (key, text, parts)
         return RawJson(cached[1])
 
     @server.command("todoLs.foldDone")

@@ -19,7 +19,7 @@ from lsprotocol import types
 
 from todo_ls import checklist as engine  # engine functions load on first use
 from todo_ls.server.core import TodoLanguageServer
-from todo_ls.server.document_symbols import ITEM_KIND
+from todo_ls.server.document_symbols import COMPACT, ITEM_KIND
 from todo_ls.server.wire import RawJson
 from todo_ls.workspace import FileState
 
@@ -71,8 +71,8 @@ def workspace_symbols(ls: TodoLanguageServer, query: str, limit: int = LIMIT) ->
                 }
             )
             if len(out) >= limit:
-                return json.dumps(out)
-    return json.dumps(out)
+                return json.dumps(out, separators=COMPACT)
+    return json.dumps(out, separators=COMPACT)
 
 
 def register(server: TodoLanguageServer) -> None:
