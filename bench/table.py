@@ -122,6 +122,10 @@ def views_rows(r: dict[str, Any]) -> Iterator[Row]:
     where = {**sizes, "workspace": f"{ws['files']:,} files / {ws['items']:,} items"}
     for part in ("document", "workspace"):
         base = r[part]["baseline_round_trip"]["p50_ms"]
+        base_cpu = r[part]["baseline_round_trip"].get("server_cpu_p50_ms")
+        base_text = f"no-op round trip {_ms(base)}" + (
+            f" (server CPU {_ms(base_cpu)})" if base_cpu is not None else ""
+        )
         for name, figures in r[part].items():
             if not isinstance(figures, dict) or "budget_p50_ms" not in figures:
                 continue
@@ -130,14 +134,16 @@ def views_rows(r: dict[str, Any]) -> Iterator[Row]:
                 request, _, size = name.rpartition("_1")
                 label = f"{request.replace('_', ' ')} after an edit, {where['1' + size]}"
                 unchanged = r[part].get(name + "_unchanged")
-                extra = f" (unchanged version p50 {_ms(unchanged['p50_ms'])})" if unchanged else ""
+                extra = f"; unchanged version p50 {_ms(unchanged['p50_ms'])}" if unchanged else ""
             else:
                 label = f"{name.replace('_', ' ')}, {where['workspace']}"
-                extra = f", {figures['results']} results"
+                extra = f"; {figures['results']} results"
+            cpu = figures.get("server_cpu_p50_ms")
+            extra = (f"; server CPU p50 {_ms(cpu)}" if cpu is not None else "") + extra
             yield (
                 label,
                 f"p50 {_ms(p50)}, p95 {_ms(figures['p95_ms'])}{extra}",
-                f"no-op round trip {_ms(base)}",
+                base_text,
                 _x(p50 / base) if base else "-",
                 f"p50 <= {figures['budget_p50_ms']:g} ms",
                 figures["within_budget"],
