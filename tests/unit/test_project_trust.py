@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from hostile_repo import (
     FORBIDDEN_KEYS,
@@ -39,6 +40,8 @@ from todo_ls.config import Settings, load_settings
 from todo_ls.globs import expand_inside
 from todo_ls.headless import run_supervise
 from todo_ls.hook.run import LOG_NAME
+from todo_ls.hosts.base import HostError
+from todo_ls.hosts.http import HostHttp
 from todo_ls.store import DB_NAME, Store
 from todo_ls.workspace import Folder, WorkspaceIndex
 
@@ -399,3 +402,20 @@ def test_no_entry_point_writes_where_the_repository_points(
     supervise_until_first_line(repo, env)
     assert not repo.attacker_state.exists()
     assert set(os.listdir(repo.parent)) == {"repo", "notes.md", "elsewhere"}
+
+
+async def test_a_redirect_does_not_take_the_password_elsewhere() -> None:
+    seen: list[str] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(str(request.url))
+        return httpx.Response(302, headers={"location": "http://127.0.0.2:9/elsewhere"})
+
+    http = HostHttp(
+        "http://127.0.0.1:4096", password="pw-secret-5e", transport=httpx.MockTransport(handler)
+    )
+    with pytest.raises(HostError) as raised:
+        await http.get_json("/global/health")
+    await http.aclose()
+    assert seen == ["http://127.0.0.1:4096/global/health"]
+    assert "pw-secret-5e" not in str(raised.value)
