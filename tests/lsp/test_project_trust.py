@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
+from fake_v2 import FakeV2Server
 from lsp_harness import NO_INIT_OPTIONS, TIMEOUT, Editor, start_editor
 from lsprotocol import types
 
@@ -155,3 +156,29 @@ async def test_the_editors_settings_still_choose_every_one_of_those_keys(
     }
     assert listener.secrets_seen() == []
     assert (chosen / DB_NAME).is_file() and not repo.attacker_state.exists()
+
+
+async def test_the_nudge_lists_only_the_folders_own_items(
+    repo: HostileRepo,
+    listener: Listener,
+    caps: str,
+    state_dir: Path,
+    started: list[Editor],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The user's editor picks the server (a 2.x fake) and its password variable; the
+    project file's `markdownFiles` make the checklist, inside the folder only."""
+    async with FakeV2Server(password="the-fakes-password") as fake:
+        monkeypatch.setenv("USERS_PW", fake.password)
+        fake.add_session("ses_trust", str(repo.root), title="agent")
+        fake.set_active("ses_trust")
+        user = {"supervisor": {"url": fake.url, "passwordEnv": "USERS_PW"}}
+        editor = await start_editor(repo.root, caps, user, state_dir)
+        started.append(editor)
+        await editor.wait_status(lambda s: any(x.id == "ses_trust" for x in s.supervisor.sessions))
+        await fake.run_turn("ses_trust")  # the turn ends with an item open: a nudge is due
+        await until(lambda: fake.synthetic_requests)  # settleMs = 0, from the project file
+        [(_, request)] = fake.synthetic_requests
+        assert INSIDE_ITEM in request["text"]
+        assert repo.leaked(json.dumps(request)) == []
+    assert listener.requests == []
