@@ -11,6 +11,7 @@ points `supervisor.url`.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 import os
@@ -44,6 +45,13 @@ from todo_ls.hosts.base import HostError
 from todo_ls.hosts.http import HostHttp
 from todo_ls.store import DB_NAME, Store
 from todo_ls.workspace import Folder, WorkspaceIndex
+
+# The fake OpenCode 2.x server of the host tests stands in for the user's own server.
+_HOSTS = str(Path(__file__).resolve().parents[1] / "hosts")
+if _HOSTS not in sys.path:
+    sys.path.append(_HOSTS)
+
+from fake_v2 import FakeV2Server  # noqa: E402  (after the path it lives on)
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -419,3 +427,58 @@ async def test_a_redirect_does_not_take_the_password_elsewhere() -> None:
     await http.aclose()
     assert seen == ["http://127.0.0.1:4096/global/health"]
     assert "pw-secret-5e" not in str(raised.value)
+
+
+async def _lines_until(stream: asyncio.StreamReader, prefix: str) -> list[str]:
+    lines: list[str] = []
+    while not lines or not lines[-1].startswith(prefix):
+        line = await asyncio.wait_for(stream.readline(), 20)
+        assert line, f"supervise ended before printing {prefix!r}: {lines}"
+        lines.append(line.decode())
+    return lines
+
+
+@pytest.mark.parametrize("user_files", [None, ["PLAN.md", "../notes.md"]])
+async def test_supervise_counts_and_nudges_with_the_folders_own_items(
+    repo: HostileRepo, env: dict[str, str], listener: Listener, user_files: list[str] | None
+) -> None:
+    """A session of the folder on the user's server (a 2.x fake): with the project file's
+    `markdownFiles` it has one open item, not the outside ones; with the user's own
+    `--settings` naming the outside file too, that one counts."""
+    async with FakeV2Server(password="the-fakes-password") as fake:
+        fake.add_session("ses_trust", str(repo.root), title="agent")
+        fake.set_active("ses_trust")
+        settings: dict[str, Any] = {"supervisor": {"passwordEnv": "USERS_PW"}}
+        if user_files is not None:
+            settings["markdownFiles"] = user_files
+        proc = await asyncio.create_subprocess_exec(
+            *TODO_LS,
+            "supervise",
+            "--directory",
+            str(repo.root),
+            "--url",
+            fake.url,
+            "--settings",
+            json.dumps(settings),
+            env={**env, "USERS_PW": fake.password},
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
+        try:
+            assert proc.stdout is not None
+            lines = await _lines_until(proc.stdout, "ses_trust ")
+            expected = 1 if user_files is None else 2
+            assert lines[-1].rstrip().endswith(f" · {expected} open"), lines
+            await fake.run_turn("ses_trust")
+            await _lines_until(proc.stdout, "nudge")
+            [(_, request)] = fake.synthetic_requests
+        finally:
+            proc.send_signal(signal.SIGINT)
+            _, err = await asyncio.wait_for(proc.communicate(), 20)
+    assert INSIDE_ITEM in request["text"]
+    if user_files is None:
+        assert repo.leaked(request["text"] + "".join(lines)) == []
+        assert_each_key_named(err.decode())
+    else:
+        assert OUTSIDE_ITEM in request["text"]  # the user's choice
+    assert listener.requests == []
