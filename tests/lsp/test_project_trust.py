@@ -156,6 +156,13 @@ async def test_the_editors_settings_still_choose_every_one_of_those_keys(
     }
     assert listener.secrets_seen() == []
     assert (chosen / DB_NAME).is_file() and not repo.attacker_state.exists()
+    # The password went to the user's server only: not into the status, a message or the log.
+    await editor.wait_status(lambda s: getattr(s.supervisor.host, "error", None))
+    shown = json.dumps(_plain(editor.statuses))
+    shown += "".join(m.message for m in [*editor.client.messages, *editor.client.log_messages])
+    assert listener.url in shown  # the status and the log were seen
+    assert "the-users-own-password" not in shown and token not in shown
+    assert repo.leaked(shown) == []
 
 
 async def test_the_nudge_lists_only_the_folders_own_items(
