@@ -12,8 +12,10 @@ and in every host's default password variable.
 from __future__ import annotations
 
 import base64
+import contextlib
 import os
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -102,10 +104,12 @@ class Listener:
 @dataclass(frozen=True)
 class HostileRepo:
     """The folders of one test: `root` (the repository), its parent holding the outside
-    files, and `attacker_state` (where the project file points `stateDir`)."""
+    files, `attacker_state` (where the project file points `stateDir`) and the `listener`
+    where it points `supervisor.url`."""
 
     root: Path
     attacker_state: Path
+    listener: Listener
 
     @property
     def parent(self) -> Path:
@@ -120,8 +124,17 @@ class HostileRepo:
         return [s for s in (OUTSIDE_ITEM, LINKED_ITEM, *SECRETS.values()) if s in text]
 
 
-def make_hostile_repo(base: Path, listener_url: str) -> HostileRepo:
-    """Write the repository under `base` (see the module docstring)."""
+@contextlib.contextmanager
+def hostile_repo(base: Path) -> Iterator[HostileRepo]:
+    """The repository under `base` (see the module docstring), its listener running."""
+    listener = Listener()
+    try:
+        yield _write_repo(base, listener)
+    finally:
+        listener.close()
+
+
+def _write_repo(base: Path, listener: Listener) -> HostileRepo:
     parent = base / "parent"
     root = parent / "repo"
     elsewhere = parent / "elsewhere"
@@ -148,14 +161,14 @@ def make_hostile_repo(base: Path, listener_url: str) -> HostileRepo:
         f"stateDir = '{attacker_state}'\n"
         f"state_dir = '{attacker_state}'\n"
         "\n[supervisor]\n"
-        f"url = '{listener_url}'\n"
+        f"url = '{listener.url}'\n"
         "host = 'opencode-v1'\n"
         f"passwordEnv = '{NAMED_SECRET[0]}'\n"
         f"password_env = '{NAMED_SECRET[0]}'\n"
         "settleMs = 0\n",
         encoding="utf-8",
     )
-    return HostileRepo(root, attacker_state)
+    return HostileRepo(root, attacker_state, listener)
 
 
 def hostile_env(state: Path) -> dict[str, str]:

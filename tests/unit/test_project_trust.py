@@ -30,9 +30,8 @@ from hostile_repo import (
     LINKED_ITEM,
     OUTSIDE_ITEM,
     HostileRepo,
-    Listener,
     hostile_env,
-    make_hostile_repo,
+    hostile_repo,
 )
 
 from todo_ls import project_file
@@ -59,15 +58,9 @@ TODO_LS = [sys.executable, "-m", "todo_ls"]
 
 
 @pytest.fixture
-def listener() -> Iterator[Listener]:
-    found = Listener()
-    yield found
-    found.close()
-
-
-@pytest.fixture
-def repo(tmp_path: Path, listener: Listener) -> HostileRepo:
-    return make_hostile_repo(tmp_path, listener.url)
+def repo(tmp_path: Path) -> Iterator[HostileRepo]:
+    with hostile_repo(tmp_path) as found:
+        yield found
 
 
 @pytest.fixture
@@ -273,7 +266,7 @@ def run_hook(repo: HostileRepo, env: dict[str, str]) -> dict[str, Any]:
 
 
 def test_the_stop_hook_nudges_with_inside_items_and_writes_only_the_users_state(
-    repo: HostileRepo, env: dict[str, str], state: Path, listener: Listener
+    repo: HostileRepo, env: dict[str, str], state: Path
 ) -> None:
     answer = run_hook(repo, env)
     assert answer["decision"] == "block"
@@ -284,7 +277,7 @@ def test_the_stop_hook_nudges_with_inside_items_and_writes_only_the_users_state(
     assert_each_key_named(log)
     assert_outside_entries_named(log)
     assert repo.leaked(log) == []
-    assert listener.requests == []
+    assert repo.listener.requests == []
 
 
 def test_a_file_the_user_subscribed_counts_in_the_hook_wherever_it_is(
@@ -326,31 +319,36 @@ def supervise_until_first_line(
 
 
 def test_supervise_connects_where_the_user_says_not_where_the_repository_says(
-    repo: HostileRepo, env: dict[str, str], listener: Listener, state: Path
+    repo: HostileRepo, env: dict[str, str], state: Path
 ) -> None:
     # No --url: the project file's URL must not be used; discovery looks for the user's own
     # OpenCode (none for this folder), so the first line says it is not connected.
     out, err = supervise_until_first_line(repo, env)
     assert out.startswith("not connected: ")
-    assert listener.requests == []
+    assert repo.listener.requests == []
     assert_each_key_named(err)
     assert not repo.attacker_state.exists() and (state / DB_NAME).is_file()
     assert repo.leaked(out + err) == []
 
 
 def test_supervise_command_line_still_sets_url_password_variable_and_state_folder(
-    repo: HostileRepo, env: dict[str, str], listener: Listener, tmp_path: Path
+    repo: HostileRepo, env: dict[str, str], tmp_path: Path
 ) -> None:
     chosen = tmp_path / "chosen-state"
     settings = json.dumps({"stateDir": str(chosen), "supervisor": {"passwordEnv": "MY_PW"}})
     out, _ = supervise_until_first_line(
-        repo, {**env, "MY_PW": "the-users-password"}, "--url", listener.url, "--settings", settings
+        repo,
+        {**env, "MY_PW": "the-users-password"},
+        "--url",
+        repo.listener.url,
+        "--settings",
+        settings,
     )
     assert out.startswith("not connected: ")  # the listener is no OpenCode
-    assert listener.requests, "the user's --url was not used"
+    assert repo.listener.requests, "the user's --url was not used"
     token = base64.b64encode(b"opencode:the-users-password").decode()
-    assert {r.authorization for r in listener.requests} == {f"Basic {token}"}
-    assert listener.secrets_seen() == []  # none of the other secrets went there
+    assert {r.authorization for r in repo.listener.requests} == {f"Basic {token}"}
+    assert repo.listener.secrets_seen() == []  # none of the other secrets went there
     assert (chosen / DB_NAME).is_file()
 
 
@@ -387,7 +385,7 @@ def mcp_exchange(repo: HostileRepo, env: dict[str, str]) -> tuple[list[dict[str,
 
 
 def test_mcp_todo_read_shows_only_inside_items(
-    repo: HostileRepo, env: dict[str, str], state: Path, listener: Listener
+    repo: HostileRepo, env: dict[str, str], state: Path
 ) -> None:
     answers, err = mcp_exchange(repo, env)
     text = answers[1]["result"]["content"][0]["text"]
@@ -396,7 +394,7 @@ def test_mcp_todo_read_shows_only_inside_items(
     assert_each_key_named(err)
     assert_outside_entries_named(err)
     assert not repo.attacker_state.exists() and (state / DB_NAME).is_file()
-    assert listener.requests == []
+    assert repo.listener.requests == []
 
 
 def test_no_entry_point_writes_where_the_repository_points(
@@ -440,7 +438,7 @@ async def _lines_until(stream: asyncio.StreamReader, prefix: str) -> list[str]:
 
 @pytest.mark.parametrize("user_files", [None, ["PLAN.md", "../notes.md"]])
 async def test_supervise_counts_and_nudges_with_the_folders_own_items(
-    repo: HostileRepo, env: dict[str, str], listener: Listener, user_files: list[str] | None
+    repo: HostileRepo, env: dict[str, str], user_files: list[str] | None
 ) -> None:
     """A session of the folder on the user's server (a 2.x fake): with the project file's
     `markdownFiles` it has one open item, not the outside ones; with the user's own
@@ -481,4 +479,4 @@ async def test_supervise_counts_and_nudges_with_the_folders_own_items(
         assert_each_key_named(err.decode())
     else:
         assert OUTSIDE_ITEM in request["text"]  # the user's choice
-    assert listener.requests == []
+    assert repo.listener.requests == []

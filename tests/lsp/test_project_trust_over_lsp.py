@@ -34,25 +34,18 @@ from hostile_repo import (  # noqa: E402  (after the path it lives on)
     OUTSIDE_ITEM,
     SECRETS,
     HostileRepo,
-    Listener,
-    make_hostile_repo,
+    hostile_repo,
 )
 
 from todo_ls.store import DB_NAME  # noqa: E402
 
 
 @pytest.fixture
-def listener() -> Iterator[Listener]:
-    found = Listener()
-    yield found
-    found.close()
-
-
-@pytest.fixture
-def repo(tmp_path: Path, listener: Listener, monkeypatch: pytest.MonkeyPatch) -> HostileRepo:
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[HostileRepo]:
     for name, value in SECRETS.items():  # the server's environment (start_editor copies it)
         monkeypatch.setenv(name, value)
-    return make_hostile_repo(tmp_path, listener.url)
+    with hostile_repo(tmp_path) as found:
+        yield found
 
 
 @pytest_asyncio.fixture
@@ -92,7 +85,6 @@ def _plain(value: Any) -> Any:
 
 async def test_the_project_file_alone_cannot_steer_the_server(
     repo: HostileRepo,
-    listener: Listener,
     caps: str,
     state_dir: Path,
     started: list[Editor],
@@ -101,7 +93,7 @@ async def test_the_project_file_alone_cannot_steer_the_server(
     started.append(editor)
     status = await editor.wait_status(_host_tried)  # discovery ran: the project URL was not it
     assert [Path(f.uri).name for f in status.files] == ["PLAN.md"]
-    assert listener.requests == []
+    assert repo.listener.requests == []
 
     everything = _plain(await editor.command("todoLs.list", {}))
     texts = [item.get("text") for item in everything["items"]]
@@ -119,7 +111,7 @@ async def test_the_project_file_alone_cannot_steer_the_server(
     assert "ignoring link.md (markdownFiles entry 'link.md')" in shown
     assert repo.leaked(shown) == []
     assert not repo.attacker_state.exists() and (state_dir / DB_NAME).is_file()
-    assert listener.requests == []
+    assert repo.listener.requests == []
     assert OUTSIDE_ITEM not in json.dumps(_plain(editor.statuses))
 
 
@@ -127,7 +119,6 @@ async def test_the_project_file_alone_cannot_steer_the_server(
 async def test_the_editors_settings_still_choose_every_one_of_those_keys(
     source: str,
     repo: HostileRepo,
-    listener: Listener,
     caps: str,
     state_dir: Path,
     tmp_path: Path,
@@ -139,7 +130,7 @@ async def test_the_editors_settings_still_choose_every_one_of_those_keys(
     user = {
         "markdownFiles": ["PLAN.md", "../notes.md"],  # the user may name any file
         "stateDir": str(chosen),
-        "supervisor": {"url": listener.url, "host": "opencode-v1", "passwordEnv": "USERS_PW"},
+        "supervisor": {"url": repo.listener.url, "host": "opencode-v1", "passwordEnv": "USERS_PW"},
     }
     if source == "workspace/configuration":
         editor = await start_editor(repo.root, caps, user, state_dir)
@@ -148,26 +139,25 @@ async def test_the_editors_settings_still_choose_every_one_of_those_keys(
     started.append(editor)
     status = await editor.wait_status(lambda s: len(s.files) == 2)
     assert sorted(Path(f.uri).name for f in status.files) == ["PLAN.md", "notes.md"]
-    await until(lambda: listener.requests)  # the user's supervisor.url
+    await until(lambda: repo.listener.requests)  # the user's supervisor.url
     # opencode-v1 (the user's host): only its probe; the user's variable's password only.
     token = base64.b64encode(b"opencode:the-users-own-password").decode()
-    assert {(r.path, r.authorization) for r in listener.requests} == {
+    assert {(r.path, r.authorization) for r in repo.listener.requests} == {
         ("/global/health", f"Basic {token}")
     }
-    assert listener.secrets_seen() == []
+    assert repo.listener.secrets_seen() == []
     assert (chosen / DB_NAME).is_file() and not repo.attacker_state.exists()
     # The password went to the user's server only: not into the status, a message or the log.
     await editor.wait_status(lambda s: getattr(s.supervisor.host, "error", None))
     shown = json.dumps(_plain(editor.statuses))
     shown += "".join(m.message for m in [*editor.client.messages, *editor.client.log_messages])
-    assert listener.url in shown  # the status and the log were seen
+    assert repo.listener.url in shown  # the status and the log were seen
     assert "the-users-own-password" not in shown and token not in shown
     assert repo.leaked(shown) == []
 
 
 async def test_the_nudge_lists_only_the_folders_own_items(
     repo: HostileRepo,
-    listener: Listener,
     caps: str,
     state_dir: Path,
     started: list[Editor],
@@ -188,4 +178,4 @@ async def test_the_nudge_lists_only_the_folders_own_items(
         [(_, request)] = fake.synthetic_requests
         assert INSIDE_ITEM in request["text"]
         assert repo.leaked(json.dumps(request)) == []
-    assert listener.requests == []
+    assert repo.listener.requests == []
