@@ -17,7 +17,8 @@ from pydantic.alias_generators import to_camel
 from todo_ls.checklist.model import DEFAULT_STATES, merge_states
 
 Severity = Literal["error", "warning", "information", "hint", "off"]
-HostKind = Literal["auto", "opencode-v1", "opencode-v2"]
+# The HTTP-watched hosts (hook hosts need no setting); `kilo` serves the 1.x API.
+HostKind = Literal["auto", "opencode-v1", "opencode-v2", "kilo"]
 
 
 class _Model(BaseModel):

@@ -4,14 +4,18 @@
 
 1. at the configured URL when `supervisor.url` is set (nothing else);
 2. at the registration file of a managed 2.x service;
-3. at the user's own `opencode` processes listening on loopback, on any port
-   (`todo_ls.hosts.local_servers`): each is confirmed by its API and matched to a workspace
-   folder by its directory (a TUI started with `--port N` in the project, `opencode serve`);
+3. at the user's own `opencode` (and Kilo's `kilo`) processes listening on loopback, on any
+   port (`todo_ls.hosts.local_servers`): each is confirmed by its API and matched to a
+   workspace folder by its directory (a TUI started with `--port N` in the project,
+   `opencode serve`, `kilo serve`); a process is asked only with its own line's password;
 4. where processes cannot be listed (neither /proc nor lsof), at `http://127.0.0.1:4096`.
 
 A probe is judged by its JSON body, never by the status alone: OpenCode 1.18 answers unknown
 paths with 200 and its web page. Host lines register here by adding a `Probe` to `PROBES`
-(the 2.x line adds its `/api/info`, `/api/health` probes in front of the 1.x one).
+(the 2.x line adds its `/api/info`, `/api/health` probes in front of the 1.x one; Kilo's
+`/global/health` probe, version 7.x, comes after it). A password belongs to its host kind:
+each probe sends only its own kind's (`supervisor.passwordEnv` aside), so with a
+`supervisor.url` and `supervisor.host` `auto` each kind tried gets its own password.
 """
 
 from __future__ import annotations
@@ -27,11 +31,13 @@ from typing import Any
 import httpx
 
 from todo_ls.config import SupervisorSettings
+from todo_ls.hosts import local_servers
 from todo_ls.hosts.base import Host, HostError
 from todo_ls.hosts.http import DEFAULT_USERNAME, HostHttp
 from todo_ls.hosts.local_servers import Listener, local_listeners
 from todo_ls.hosts.opencode_v1 import adapter as v1_adapter
 from todo_ls.hosts.opencode_v1 import identity as v1_identity
+from todo_ls.hosts.opencode_v1 import kilo
 from todo_ls.hosts.opencode_v2 import adapter as v2_adapter
 from todo_ls.hosts.opencode_v2 import identity as v2_identity
 from todo_ls.hosts.opencode_v2 import registration as v2_registration
@@ -53,10 +59,17 @@ class Probe:
     password_env: str  # default env var of the password for this host line
     build: Callable[[HostHttp, str, Sequence[str]], Host]  # (http, version, directories)
     legacy_password_env: str | None = None  # read when `password_env` is unset (2.x: the 1.x name)
+    program: str = local_servers.PROGRAM  # the process name of this line's servers
+    username_env: str = v1_adapter.USERNAME_ENV
+    default_username: str = DEFAULT_USERNAME
 
 
 def _v1_build(http: HostHttp, version: str, directories: Sequence[str]) -> Host:
     return v1_adapter.OpenCodeV1Host(http, version=version, directories=directories)
+
+
+def _kilo_build(http: HostHttp, version: str, directories: Sequence[str]) -> Host:
+    return v1_adapter.OpenCodeV1Host(http, version=version, directories=directories, kind=kilo.KIND)
 
 
 def _v2_build(http: HostHttp, version: str, directories: Sequence[str]) -> Host:
@@ -87,12 +100,23 @@ PROBES: list[Probe] = [
         v1_adapter.PASSWORD_ENV,
         _v1_build,
     ),
+    Probe(
+        kilo.KIND,
+        "/global/health",
+        kilo.version_of,
+        kilo.PASSWORD_ENV,
+        _kilo_build,
+        program=kilo.PROGRAM,
+        username_env=kilo.USERNAME_ENV,
+        default_username=kilo.DEFAULT_USERNAME,
+    ),
 ]
 
 
 NOT_FOUND_HINT = (
     "start the OpenCode TUI with `opencode --port 4096` (without --port it opens no port), "
-    "or run `opencode serve` and then `opencode attach http://127.0.0.1:4096`, "
+    "or run `opencode serve` and then `opencode attach http://127.0.0.1:4096` "
+    "(Kilo: `kilo serve`, then `kilo attach <its url>`), "
     "or set todoLs.supervisor.url"
 )
 
@@ -155,7 +179,7 @@ def _client(
     return HostHttp(
         url,
         password=password or None,
-        username=env.get(v1_adapter.USERNAME_ENV) or DEFAULT_USERNAME,
+        username=env.get(probe.username_env) or probe.default_username,
         auth_hint=hint,
         transport=transport,
         **limits,
@@ -216,10 +240,19 @@ async def _connect_local(
     directories: Sequence[str],
     transport: httpx.AsyncBaseTransport | None,
 ) -> Host:
-    """The adapter for the best-matching local OpenCode server (see `_candidate`)."""
-    by_port = list({listener.port: listener for listener in listeners}.values())
+    """The adapter for the best-matching local OpenCode server (see `_candidate`). A process
+    is probed only as its own line (an `opencode` as OpenCode, a `kilo` as Kilo), so it never
+    sees another line's password."""
+    by_port = [
+        x
+        for x in {listener.port: listener for listener in listeners}.values()
+        if _probes_of(x, probes)
+    ]
     judged = await asyncio.gather(
-        *(_candidate(x, probes, settings, env, directories, transport) for x in by_port)
+        *(
+            _candidate(x, _probes_of(x, probes), settings, env, directories, transport)
+            for x in by_port
+        )
     )
     candidates = [c for c in judged if isinstance(c, _Candidate)]
     if candidates:
@@ -231,6 +264,10 @@ async def _connect_local(
         http = _client(url, best.probe, settings, env, transport)
         return best.probe.build(http, best.version, directories)
     raise _not_found(list(zip(by_port, judged, strict=True)))
+
+
+def _probes_of(listener: Listener, probes: Sequence[Probe]) -> list[Probe]:
+    return [p for p in probes if p.program == listener.program]
 
 
 def _not_found(judged: Sequence[tuple[Listener, _Candidate | HostError | str]]) -> HostError:
@@ -265,7 +302,7 @@ async def _candidate(
         log.debug("local listener %s (pid %d): %s", listener.url, listener.pid, exc)
         return exc
     try:
-        if probe.kind != v1_adapter.KIND:
+        if probe.kind == v2_adapter.KIND:
             return _Candidate(listener, probe, version, 3)  # 2.x serves every location
         rank, directory = await _v1_rank(http, listener, directories)
     except HostError as exc:
