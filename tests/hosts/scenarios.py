@@ -262,6 +262,22 @@ class KiloServer(OpencodeServer):
         return {**super().env(), "KILO_DISABLE_AUTOUPDATE": "1"}
 
 
+@contextlib.asynccontextmanager
+async def discovering_editor(project: Path, state_dir: Path) -> AsyncIterator[Any]:
+    """A language server (the LSP suite's test editor) in `project` with PLAN.md subscribed
+    and no `supervisor.url`: it has to find the server on its own."""
+    from lsp_harness import start_editor
+
+    settings = {"markdownFiles": ["PLAN.md"], "supervisor": {"url": None, "settleMs": 300}}
+    started = await start_editor(
+        project, "neovim", None, state_dir, init_options={"todoLs": settings}
+    )
+    try:
+        yield started
+    finally:
+        await asyncio.wait_for(started.client.shutdown_session(), 10)
+
+
 class EventLog:
     """Collects a host's `watch()` events in the background; tests wait on conditions."""
 
