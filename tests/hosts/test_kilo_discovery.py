@@ -173,3 +173,32 @@ async def test_with_host_kilo_a_url_gets_the_kilo_password_only(tmp_path: Path) 
     await host.aclose()
     assert host.info.kind == "kilo"
     assert set(net.seen[KILO_PORT]) == {_basic("kilo", "kilo-secret-1")}
+
+
+async def test_under_auto_a_url_never_gets_the_kilo_password(tmp_path: Path) -> None:
+    # OpenCode 1.x wants a password the user did not set; Kilo's is set: it stays home.
+    net = _loopback(tmp_path)
+    url = f"http://127.0.0.1:{OPENCODE_PORT}"
+    only_kilo = {"KILO_SERVER_PASSWORD": "kilo-secret-1"}
+    with pytest.raises(HostError) as denied:
+        await connect_host(
+            SupervisorSettings(url=url), _env(tmp_path, **only_kilo), transport=net.transport
+        )
+    assert denied.value.kind == "unauthorized"
+    assert set(net.seen[OPENCODE_PORT]) == {None}
+
+
+async def test_under_auto_a_kilo_url_wanting_a_password_says_to_set_the_host(
+    tmp_path: Path,
+) -> None:
+    net = _loopback(tmp_path)
+    url = f"http://127.0.0.1:{KILO_PORT}"
+    with pytest.raises(HostError) as denied:
+        await connect_host(
+            SupervisorSettings(url=url), _env(tmp_path, **PASSWORDS), transport=net.transport
+        )
+    assert denied.value.kind == "unauthorized"
+    assert "set supervisor.host to kilo ($KILO_SERVER_PASSWORD is sent only then)" in str(
+        denied.value
+    )
+    assert _basic("kilo", "kilo-secret-1") not in net.seen[KILO_PORT]

@@ -59,7 +59,8 @@ async def supervise(
     started: list[Supervisor] = []
 
     async def start(**timing: Any) -> Supervisor:
-        sup = Supervisor(folder, kilo.url, tmp_path / "state", **timing).start()
+        # With a URL, Kilo's password is sent only once the setting says Kilo is there.
+        sup = Supervisor(folder, kilo.url, tmp_path / "state", host="kilo", **timing).start()
         started.append(sup)
         await sup.wait_for(lambda s: any(line.startswith("connected") for line in s.lines))
         return sup

@@ -14,8 +14,10 @@ A probe is judged by its JSON body, never by the status alone: OpenCode 1.18 ans
 paths with 200 and its web page. Host lines register here by adding a `Probe` to `PROBES`
 (the 2.x line adds its `/api/info`, `/api/health` probes in front of the 1.x one; Kilo's
 `/global/health` probe, version 7.x, comes after it). A password belongs to its host kind:
-each probe sends only its own kind's (`supervisor.passwordEnv` aside), so with a
-`supervisor.url` and `supervisor.host` `auto` each kind tried gets its own password.
+each probe sends only its own kind's (`supervisor.passwordEnv` aside). At a URL with
+`supervisor.host` `auto`, the kind is unknown until the server answers: OpenCode's probes send
+their passwords as before, Kilo's probe none (`Probe.password_needs_kind`); a local process is
+asked only as what its program is.
 """
 
 from __future__ import annotations
@@ -62,6 +64,9 @@ class Probe:
     program: str = local_servers.PROGRAM  # the process name of this line's servers
     username_env: str = v1_adapter.USERNAME_ENV
     default_username: str = DEFAULT_USERNAME
+    # Send this line's password only where the server is known to be of this line (a process
+    # of `program`, or `supervisor.host` naming it), never to a URL `auto` is still guessing at.
+    password_needs_kind: bool = False
 
 
 def _v1_build(http: HostHttp, version: str, directories: Sequence[str]) -> Host:
@@ -109,6 +114,7 @@ PROBES: list[Probe] = [
         program=kilo.PROGRAM,
         username_env=kilo.USERNAME_ENV,
         default_username=kilo.DEFAULT_USERNAME,
+        password_needs_kind=True,  # OpenCode's probes come first at a URL: not their server
     ),
 ]
 
@@ -150,7 +156,9 @@ async def connect_host(
             return await _connect_local(found, probes, settings, env, directories, transport)
     url = settings.url or DEFAULT_URL
     try:
-        probe, http, version = await _identify(url, probes, settings, env, transport)
+        probe, http, version = await _identify(
+            url, probes, settings, env, transport, kind_known=settings.host != "auto"
+        )
     except HostError as exc:
         if settings.url is None and exc.kind == "unreachable":
             raise HostError(
@@ -167,15 +175,20 @@ def _client(
     settings: SupervisorSettings,
     env: Mapping[str, str],
     transport: httpx.AsyncBaseTransport | None,
+    *,
+    kind_known: bool = True,
     **limits: Any,
 ) -> HostHttp:
-    """The HTTP client for `probe`'s host line at `url`, with that line's password."""
+    """The HTTP client for `probe`'s host line at `url`, with that line's password (when
+    `kind_known` is False, not for a line whose password needs its kind known)."""
     env_name = settings.password_env or probe.password_env
     password = env.get(env_name)
     hint = f"check the password in ${env_name}"
     if not settings.password_env and probe.legacy_password_env:
         password = password or env.get(probe.legacy_password_env)
         hint += f" or ${probe.legacy_password_env}"
+    if _withheld(probe, settings, kind_known):
+        password = None
     return HostHttp(
         url,
         password=password or None,
@@ -192,18 +205,26 @@ async def _identify(
     settings: SupervisorSettings,
     env: Mapping[str, str],
     transport: httpx.AsyncBaseTransport | None,
+    *,
+    kind_known: bool = True,
     **limits: Any,
 ) -> tuple[Probe, HostHttp, str]:
     """The first probe that recognises the server at `url`, its open client and the version.
-    Raises the most telling HostError when none does."""
+    Raises the most telling HostError when none does. `kind_known`: see `_client`."""
     errors: list[HostError] = []
+    withheld: list[str] = []  # what to set so that a withheld password is sent
     for probe in probes:
-        http = _client(url, probe, settings, env, transport, **limits)
+        http = _client(url, probe, settings, env, transport, kind_known=kind_known, **limits)
         try:
             body = await http.get_json(probe.path)
         except HostError as exc:
             await http.aclose()
             errors.append(exc)
+            if exc.kind == "unauthorized" and _withheld(probe, settings, kind_known):
+                withheld.append(
+                    f"for a {probe.kind} server set supervisor.host to {probe.kind} "
+                    f"(${probe.password_env} is sent only then)"
+                )
             if exc.kind == "unreachable":
                 break  # nothing listens: the other paths would not answer either
             continue
@@ -213,7 +234,15 @@ async def _identify(
             errors.append(HostError("protocol", f"GET {probe.path}: not {probe.kind}"))
             continue
         return probe, http, version
-    raise _most_telling(errors)
+    error = _most_telling(errors)
+    if error.kind == "unauthorized" and withheld:
+        raise HostError("unauthorized", "; ".join([str(error), *withheld]))
+    raise error
+
+
+def _withheld(probe: Probe, settings: SupervisorSettings, kind_known: bool) -> bool:
+    """Whether `probe`'s password stays home: its kind is not known yet (see `Probe`)."""
+    return probe.password_needs_kind and not kind_known and not settings.password_env
 
 
 def _most_telling(errors: Sequence[HostError]) -> HostError:
