@@ -229,3 +229,12 @@ def test_dry_run_uninstall_shows_the_restore_and_keeps_the_record(tmp_path: Path
     assert config.read_text() == installed
     run(tmp_path, uninstall=True)
     assert config.read_text() == original
+
+
+def test_the_kept_original_is_readable_by_the_user_only(tmp_path: Path) -> None:
+    config = tmp_path / "opencode.json"
+    config.write_text('{"provider": {"x": {"options": {"apiKey": "sk-not-for-others"}}}}\n')
+    run(tmp_path)
+    [record] = (tmp_path / "home").rglob("install/*.json")
+    assert "sk-not-for-others" in record.read_text()  # it is the file's text, so it is private
+    assert record.stat().st_mode & 0o077 == 0

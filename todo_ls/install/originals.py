@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import os
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -49,10 +50,12 @@ def load(path: Path, env: Mapping[str, str]) -> Original | None:
 
 
 def save(path: Path, env: Mapping[str, str], original: Original) -> None:
-    """Keep `original` for `path` (the state folder is private to the user)."""
+    """Keep `original` for `path`, readable by the user only (a config can hold API keys)."""
     record = _record_path(path, env)
     record.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    record.write_text(json.dumps({"path": str(path), **asdict(original)}), encoding="utf-8")
+    fd = os.open(record, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(json.dumps({"path": str(path), **asdict(original)}))
 
 
 def forget(path: Path, env: Mapping[str, str]) -> None:
