@@ -30,7 +30,8 @@ def url_has_credentials(url: str) -> bool:
     return "@" in urlsplit(url).netloc
 
 
-HostKind = Literal["auto", "opencode-v1", "opencode-v2"]
+# The HTTP-watched hosts (hook hosts need no setting); `kilo` serves the 1.x API.
+HostKind = Literal["auto", "opencode-v1", "opencode-v2", "kilo"]
 
 
 class _Model(BaseModel):
