@@ -346,8 +346,12 @@ def test_supervise_command_line_still_sets_url_password_variable_and_state_folde
     )
     assert out.startswith("not connected: ")  # the listener is no OpenCode
     assert repo.listener.requests, "the user's --url was not used"
-    token = base64.b64encode(b"opencode:the-users-password").decode()
-    assert {r.authorization for r in repo.listener.requests} == {f"Basic {token}"}
+    # Each host line's probe asks with its own user name, and the password of the user's variable.
+    passwords = {
+        base64.b64decode((r.authorization or "")[len("Basic ") :]).decode().split(":", 1)[1]
+        for r in repo.listener.requests
+    }
+    assert passwords == {"the-users-password"}
     assert repo.listener.secrets_seen() == []  # none of the other secrets went there
     assert (chosen / DB_NAME).is_file()
 
