@@ -319,10 +319,10 @@ def test_status_detail() -> None:
     t.apply(ev.ToolStarted(S, "c1", "bash", "make"), T0)
     view = t.view(S)
     d = decide(t, T0 + 4)
-    assert describe(view, d, T0 + 4) == "1 tool · quiet 4s"
+    assert describe(view, d, T0 + 4).text == "1 tool · quiet 4s"
     t2 = turn_done()
     d2 = decide(t2, T0 + 2)
-    assert describe(t2.view(S), d2, T0 + 2) == "quiet 2s · nudge in 3s"
+    assert describe(t2.view(S), d2, T0 + 2).text == "quiet 2s · nudge in 3s"
 
 
 def test_aggregate_state_is_the_most_urgent() -> None:
