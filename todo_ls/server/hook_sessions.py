@@ -16,7 +16,7 @@ import asyncio
 import logging
 import os
 from collections.abc import Callable, Sequence
-from typing import Any, Literal
+from typing import Any
 
 from todo_ls.checklist.model import FileItem
 from todo_ls.hook.sources import Entry
@@ -99,9 +99,7 @@ class HookSessions:
             return "idle", None
         return _STATES.get(session.state, "idle"), None
 
-    def state_word(
-        self, folder: str | None = None
-    ) -> SessionState | Literal["disconnected"] | None:
+    def state_word(self, folder: str | None = None) -> SessionState | None:
         """The most urgent state of the listed sessions (of `folder`), for the status word."""
         return aggregate_state(self._state(s)[0] for s in self.listed(folder))
 
