@@ -61,7 +61,7 @@ class LinePrinter:
         runtime = self.runtime
         if runtime is None:
             return
-        host = runtime.status()["host"]
+        host = runtime.host_status()
         key = (host["connected"], host.get("error"))
         if key != self._host:
             self._host = key
@@ -69,15 +69,16 @@ class LinePrinter:
                 self._write(f"connected to {host['kind']} {host['version'] or ''} at {host['url']}")
             elif host.get("error"):
                 self._write(f"not connected: {host['error']}")
-        for session in runtime.session_statuses():
-            detail = session["detail"]
-            steady = [p for p in detail.split(" · ") if not p.startswith(("quiet ", "nudge in "))]
-            key = (session["state"], session["open"], session["nudges"], *steady)
-            if self._last.get(session["id"]) == key:
+        for session in runtime.sessions():
+            detail = session.detail
+            # The quiet clock and the settle countdown move every second: not a change.
+            steady = () if detail is None else detail.steady
+            seen = (session.state, session.open, session.nudges, *steady)
+            if self._last.get(session.id) == seen:
                 continue
-            self._last[session["id"]] = key
-            parts = [session["state"], detail, f"{session['open']} open"]
-            self._write(f"{session['id']} {' · '.join(p for p in parts if p)}")
+            self._last[session.id] = seen
+            parts = [session.state, None if detail is None else detail.text, f"{session.open} open"]
+            self._write(f"{session.id} {' · '.join(p for p in parts if p)}")
 
     def nudged(self, sent: NudgeSent) -> None:
         self._write(f"nudged {sent.session_id} ({sent.kind} #{sent.number})")
