@@ -209,8 +209,8 @@ class WorkspaceIndex:
         *,
         warn: Callable[[str], None] | None = None,
     ) -> None:
-        """`warn` gets one line per subscription a project file named outside its folder
-        (default: the log)."""
+        """`warn` gets one line, once, per subscription a project file named outside its
+        folder (default: the log)."""
         self._store = store
         self._warn = warn or log.warning
         self._folders: list[Folder] = []
@@ -219,6 +219,7 @@ class WorkspaceIndex:
         self._folder_patterns: dict[str, list[str]] = {}
         self._confined: frozenset[str] = frozenset()
         self._default_confined = False
+        self._warned: set[str] = set()  # said once: globs are expanded again and again
         self._registry = StateRegistry.default()
         self._open: dict[Path, _OpenDoc] = {}
         self._cache: dict[Path, FileState] = {}
@@ -335,7 +336,10 @@ class WorkspaceIndex:
             return list(expand_patterns(folder.path, patterns))
         found = expand_inside(folder.path, patterns)
         for line in found.outside:
-            self._warn(f"todo-ls: {folder.path}: {line}")
+            message = f"todo-ls: {folder.path}: {line}"
+            if message not in self._warned:
+                self._warned.add(message)
+                self._warn(message)
         return found.paths
 
     def all_subscribed(self) -> list[tuple[Folder, Path]]:

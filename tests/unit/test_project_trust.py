@@ -188,6 +188,8 @@ def test_the_index_confines_only_the_folders_whose_patterns_are_the_project_file
     assert len(warned) == 2 and all(
         w.startswith(f"todo-ls: {repo.root}: ignoring ") for w in warned
     )
+    index.invalidate_globs()  # expanded again (files changed, a poll): said once only
+    assert index.subscribed(folder) == [repo.root / "PLAN.md"] and len(warned) == 2
     # The same patterns from the user's settings: any file.
     index.configure(patterns, StateRegistry.default(), {folder.key: patterns})
     assert {i.text for i in index.file_items(folder)} == {INSIDE_ITEM, OUTSIDE_ITEM}
