@@ -81,7 +81,7 @@ function M.render(listed, symbols)
     table.insert(lines, text)
     entries[#lines] = entry
     if group then
-      table.insert(marks, { #lines - 1, group })
+      table.insert(marks, { #lines - 1, #text, group })
     end
   end
   if state.help then
@@ -150,7 +150,7 @@ local function draw()
   vim.bo[buf].modifiable = false
   vim.api.nvim_buf_clear_namespace(buf, NS, 0, -1)
   for _, mark in ipairs(marks) do
-    vim.api.nvim_buf_set_extmark(buf, NS, mark[1], 0, { end_row = mark[1] + 1, hl_group = mark[2], hl_eol = false })
+    vim.api.nvim_buf_set_extmark(buf, NS, mark[1], 0, { end_col = mark[2], hl_group = mark[3] })
   end
   state.entries = entries
   local height = math.max(3, math.min(#lines, vim.o.lines - 6))
