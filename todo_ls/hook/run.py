@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, TextIO
 
@@ -43,6 +43,7 @@ class _Call(NamedTuple):
     folder: Path  # the agent's project folder
     env: Mapping[str, str]
     now: float
+    log: Callable[[str], None]  # a line for the hook log
 
 
 def main(
@@ -114,15 +115,18 @@ def handle(
     folder = Path(os.path.normpath(os.path.abspath(protocol.project_dir(hook, env) or ".")))
     project = project_file.read(folder)
     settings, warnings = load(project.settings)
-    state_dir = Path(settings.state_dir).expanduser() if settings.state_dir else None
-    state_dir = state_dir or default_state_dir(env)
-    for line in ([project.error] if project.error else []) + warnings:
+    state_dir = default_state_dir(env)  # never the project file's (docs/security.md)
+
+    def log(line: str) -> None:
         _log(state_dir, f"{hook.host} {hook.host_event}: {line}")
+
+    for line in [*([project.error] if project.error else []), *project.ignored, *warnings]:
+        log(line)
     store = Store.open(state_dir, quiet=True)  # its warning is our log line
     try:
         if store.warning:  # moved aside or in memory: no history to keep a loop bounded
             raise HookFailure(f"state store unusable: {store.warning}")
-        call = _Call(hook, store, settings, folder, env, now)
+        call = _Call(hook, store, settings, folder, env, now, log)
         if hook.event == "stop":
             return _stop(call), state_dir, store
         _record(call)
@@ -133,7 +137,7 @@ def handle(
 
 
 def _record(call: _Call) -> None:
-    hook, store, settings, folder, _, now = call
+    hook, store, settings, folder, _, now, _ = call
     change = core.transition(hook, settings.pause_on_interrupt)
     sid = hook.session_id
     if change.new_episode:
@@ -161,11 +165,11 @@ def _record(call: _Call) -> None:
 def _stop(call: _Call) -> str | None:
     from todo_ls.supervisor.policy import open_set, read_history
 
-    hook, store, settings, folder, _, now = call
+    hook, store, settings, folder, _, now, _ = call
     sid = hook.session_id
     todos = _store_own_list(call, from_tool=False) or []
     own = [sources.Entry(t["content"], t["status"], t.get("priority")) for t in todos]
-    items = open_set(own, _file_items(folder, settings, store))
+    items = open_set(own, _file_items(folder, settings, store, call.log))
     output = sources.last_output(Path(hook.transcript_path)) if hook.transcript_path else None
     mark = core.work_mark(output, hook.last_message)
     key = core.opportunity(hook.turn, mark, items.hash)
@@ -201,17 +205,23 @@ def _stop(call: _Call) -> str | None:
     return answer
 
 
-def _file_items(folder: Path, settings: LightSettings, store: Store) -> list[FileItem]:
-    """Every task item of the folder's subscribed files: its `markdownFiles` plus what was
-    subscribed by command in an editor, minus what was unsubscribed there (as the language
-    server computes it, without loading its index)."""
+def _file_items(
+    folder: Path, settings: LightSettings, store: Store, log: Callable[[str], None]
+) -> list[FileItem]:
+    """Every task item of the folder's subscribed files: its `markdownFiles` (inside the
+    folder only: they are the project file's) plus what was subscribed by command in an
+    editor, minus what was unsubscribed there (as the language server computes it, without
+    loading its index)."""
     from todo_ls import checklist
     from todo_ls.checklist.model import StateRegistry
     from todo_ls.disk import DiskError, read_text
-    from todo_ls.globs import expand_patterns, normalize
+    from todo_ls.globs import expand_inside, normalize
 
     overrides = store.subscription_overrides(str(folder))
-    paths = set(expand_patterns(folder, settings.markdown_files))
+    expansion = expand_inside(folder, settings.markdown_files)
+    for line in expansion.outside:
+        log(line)
+    paths = set(expansion.paths)
     paths |= {normalize(p) for p in overrides.added}
     paths -= {normalize(p) for p in overrides.removed}
     registry = StateRegistry.from_settings(settings.states)
@@ -229,7 +239,7 @@ def _file_items(folder: Path, settings: LightSettings, store: Store) -> list[Fil
 def _store_own_list(call: _Call, from_tool: bool) -> list[sources.Todo] | None:
     """The session's own list from where its host keeps it, stored when it changed; else the
     list stored earlier (a `TodoWrite` seen by the tool hook)."""
-    hook, store, _, _, env, now = call
+    hook, store, _, _, env, now, _ = call
     found: list[sources.Todo] | None = None
     if hook.host == "claude-code":
         if from_tool and hook.tool_name == "TodoWrite":
