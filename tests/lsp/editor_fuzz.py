@@ -43,8 +43,8 @@ from todo_ls.checklist import (
 )
 from todo_ls.checklist.lines import split_lines
 from todo_ls.checklist.reference import reference_parse
+from todo_ls.checklist.symbols import progress_label
 from todo_ls.server.diagnostics import LABELS
-from todo_ls.server.inlay_hints import progress_label
 
 REGISTRY = StateRegistry.default()
 
