@@ -101,7 +101,8 @@ class HookSessions:
         found: list[dict[str, Any]] = []
         for session in self.sessions(folder):
             listed = combined((), self._store.session_todos(session.session_id))
-            found += session_items(session.session_id, listed)
+            # The store mirrors the hook host's own list: only the agent changes it.
+            found += session_items(session.session_id, listed, host_keeps_list=True)
         return found
 
     def entries(self, folder: str | None = None) -> list[dict[str, Any]]:

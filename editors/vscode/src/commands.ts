@@ -3,6 +3,7 @@
 import * as vscode from "vscode";
 import { ItemState, PaletteCommand, STATES, ServerCommand } from "./constants";
 import { TodoLsClient } from "./client";
+import { connectAgent } from "./connectAgent";
 import { ItemTarget, ListResult, SessionTarget, folderName, openItemTargets, relativeTo, sessionItemTargets, sessionLine } from "./status";
 import { StatusBar } from "./statusBar";
 
@@ -73,6 +74,8 @@ export class Commands {
       [PaletteCommand.refresh, () => this.refresh()],
       [PaletteCommand.restart, () => this.client.restart()],
       [PaletteCommand.showOutput, () => Promise.resolve(this.output.show())],
+      [PaletteCommand.connectAgent, () => connectAgent(this.client.serverLine, this.output)],
+      [PaletteCommand.foldDone, () => this.foldDone()],
     ];
     return table.map(([id, run]) => vscode.commands.registerCommand(id, () => this.report(run)));
   }
@@ -219,6 +222,21 @@ export class Commands {
     } else {
       void vscode.window.showWarningMessage(`todo-ls: "${content}" not changed: ${result.reason ?? "refused"}.`);
     }
+  }
+
+  /** Folds each run of closed items the server reports (the first item of a run stays visible). */
+  private async foldDone(): Promise<void> {
+    const editor = markdownEditor();
+    if (editor === undefined) {
+      return;
+    }
+    const result = await this.client.execute<{ ranges: { startLine: number; endLine: number }[] }>(ServerCommand.foldDone, { uri: editor.document.uri.toString() });
+    if (result.ranges.length === 0) {
+      void vscode.window.showInformationMessage("todo-ls: no run of done items to fold in this file.");
+      return;
+    }
+    // editor.fold folds the innermost region at each line: the run's, which starts on its first item.
+    await vscode.commands.executeCommand("editor.fold", { levels: 1, direction: "down", selectionLines: result.ranges.map((r) => r.startLine) });
   }
 
   private async refresh(): Promise<void> {

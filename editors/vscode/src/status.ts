@@ -64,6 +64,8 @@ export interface SessionItem {
   content: string;
   status: string;
   priority?: string | null;
+  /** The agent host keeps this list (its own todo tool, a hook host's mirror): toggling is refused. */
+  readOnly?: boolean;
 }
 
 export interface ListResult extends StatusPayload {
