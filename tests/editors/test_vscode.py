@@ -259,6 +259,7 @@ def _drive(
     vsix: Path | None = VSIX,
     env: dict[str, str | None] | None = None,
     profile: tuple[Path, list[str]] | None = None,
+    timeout: float = 90,
 ) -> list[Step]:
     """Runs vscode_e2e.mjs against a fresh code-server; returns its steps, fails with its story.
 
@@ -267,7 +268,7 @@ def _drive(
     `scenario` (SCENARIO and its inputs) picks another driver scenario, `vsix` the extension to
     install (None: keep the one an earlier run in `tmp` installed), `env` changes code-server's
     environment (see _env), `profile` replaces _profile's (what code-server opens, its base
-    arguments)."""
+    arguments), `timeout` the seconds the driver may take."""
     _installed()
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     (ARTIFACTS / "failure.png").unlink(missing_ok=True)
@@ -299,7 +300,7 @@ def _drive(
                 text=True,
             )
             # Bounded: a driver that hangs is killed, which ends its output and this loop.
-            watchdog = threading.Timer(90, driver.kill)
+            watchdog = threading.Timer(timeout, driver.kill)
             watchdog.start()
             try:
                 assert driver.stdout is not None
@@ -449,25 +450,6 @@ def test_status_bar_follows_a_real_opencode_agent_and_pause(
 
 
 # The self-contained extension: the .vsix the release ships, which sets its server up itself.
-
-
-@pytest.fixture(scope="session")
-def bundled_vsix(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The linux-x64 .vsix as the release builds it (scripts/build-vsix.sh), once per session;
-    its wheel downloads are cached, so a rebuild costs the build and packaging only. Without
-    `npm run check`: test_extension_typechecks_lints_and_passes_its_unit_tests runs it."""
-    out = tmp_path_factory.mktemp("vsix")
-    started = time.monotonic()
-    build = subprocess.run(
-        [str(REPO / "scripts" / "build-vsix.sh"), "--no-check", "--out", str(out), "linux-x64"],
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
-    assert build.returncode == 0, build.stdout[-2000:] + build.stderr[-4000:]
-    print(f"scripts/build-vsix.sh linux-x64: {time.monotonic() - started:.1f} s")
-    [vsix] = out.glob("todo-ls-linux-x64-*.vsix")
-    return vsix
 
 
 def test_bundled_vsix_carries_the_wheels_of_its_platform_and_the_one_version(
