@@ -12,7 +12,8 @@
 //                    the second folder holds TASKS.md and an agent session SESSION with a todo list)
 //                    or "panel" (the todo-ls view, opened before any file: lists, opens, ticks,
 //                    Connect an agent… for Claude Code, then the agent's session under Agents;
-//                    with SYMBOL_SEARCH=1 also Ctrl+T)
+//                    with SYMBOL_SEARCH=1 also Ctrl+T) or "start" (open the plan, wait for its counts
+//                    in the status bar, nothing else: bench/bench_vscode_start.py times it)
 // Prints one JSON line per passed step (ms since start) and exits 1 on the first failure.
 import { readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -440,7 +441,11 @@ async function panel() {
 
 let failed = false;
 try {
-  if (scenario === "panel") {
+  if (scenario === "start") {
+    await openPlan("write the intro");
+    await waitFor("the todo-ls status", () => statusBar.innerText(), (t) => /📋 [█░]+ 3\/5 open/.test(t), 90_000);
+    step("status bar");
+  } else if (scenario === "panel") {
     await page.goto(url);
     await page.locator(".monaco-workbench").waitFor({ timeout: 30_000 });
     await statusBar.waitFor({ timeout: TIMEOUT });

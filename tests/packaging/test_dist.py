@@ -346,6 +346,23 @@ def test_release_publishes_compiled_wheels_for_every_supported_python() -> None:
     assert "pattern: compiled-*" in workflow.split("\n  pypi:\n", 1)[1]
 
 
+def test_release_publishes_every_vsix_to_open_vsx_with_a_token_secret() -> None:
+    """Open VSX gets the .vsix files the build job made (all targets, one pinned ovsx call),
+    with the token from a secret, never written into the workflow."""
+    workflow = (REPO / ".github" / "workflows" / "release.yml").read_text("utf-8")
+    job = workflow.split("\n  open-vsx:\n", 1)[1].split("\n\n  ", 1)[0]
+    assert "needs: [build]" in job
+    assert "name: vsix" in job and "path: vsix" in job  # the build job's artifact
+    [publish] = re.findall(r"run: (npx .*)$", job, re.M)
+    assert re.fullmatch(
+        r"npx --yes ovsx@\d+\.\d+\.\d+ publish --packagePath vsix/\*\.vsix", publish
+    )
+    assert "OVSX_PAT: ${{ secrets.OVSX_PAT }}" in job
+    # The build job uploads exactly the files this job publishes.
+    build = workflow.split("\n  build:\n", 1)[1].split("\n\n  ", 1)[0]
+    assert "name: vsix\n          path: vsix/*.vsix" in build
+
+
 def test_mason_registry_entry_installs_this_version_from_pypi() -> None:
     entry = (REPO / "packaging" / "mason" / "package.yaml").read_text("utf-8")
     assert re.search(r"^name: todo-ls$", entry, re.M)
