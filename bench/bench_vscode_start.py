@@ -17,6 +17,7 @@ loaded → the counts (`workbench_to_counts`, which also holds opening the file)
 from __future__ import annotations
 
 import argparse
+import contextlib
 import statistics
 import subprocess
 import sys
@@ -49,7 +50,8 @@ def one_start(kind: str, vsix: Path, base: Path) -> dict[str, int]:
     tmp = Path(tempfile.mkdtemp(prefix=f"{kind}-", dir=base))
     env = _offline_env(_path_without_todo_ls())
     command = None if kind == "bundled" else [str(INSTALLED)]
-    steps = _drive(tmp, command, scenario={"SCENARIO": "start"}, vsix=vsix, env=env)
+    with contextlib.redirect_stdout(sys.stderr):  # the driver's story; stdout is the report
+        steps = _drive(tmp, command, scenario={"SCENARIO": "start"}, vsix=vsix, env=env)
     at = {str(s["step"]): int(str(s["ms"])) for s in steps}
     return {
         "open_to_counts": at["status bar"] - at["PLAN.md open"],

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import shutil
 import sys
 from pathlib import Path
@@ -109,10 +110,11 @@ def test_view_lists_ticks_and_shows_a_real_claude_code_session(
     assert "Claude Code: changed" in str(by_name["agent connected"]["message"])
     settings = json.loads(hooks.read_text(encoding="utf-8"))
     commands = {h["command"] for entry in settings["hooks"]["Stop"] for h in entry["hooks"]}
-    storage = tmp_path / "user-data" / "User" / "globalStorage" / "todo-ls.todo-ls"
+    [launcher] = (tmp_path / "extensions").glob("todo-ls.todo-ls-*/server/todo-ls.py")
     [command] = commands
-    assert command.startswith(str(storage)) and command.endswith("hook --host claude-code")
-    assert sys.executable not in command
+    python, script, *args = shlex.split(command)
+    assert (Path(script), args) == (launcher, ["hook", "--host", "claude-code"]), command
+    assert python != sys.executable and Path(python).name.startswith("python3")
 
     working = by_name["agent session working"]["rows"]
     finished = by_name["agent session finished"]["rows"]
