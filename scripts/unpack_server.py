@@ -10,6 +10,11 @@ libraries, and anything resolved differently per version) stays in `py<X.Y>/`. A
 moved whole: one split between the two folders would hide its other half from imports. The
 launcher (`todo-ls.py`) and a manifest (version, target, pythons) complete the folder; the
 extension starts `python -I <outdir>/todo-ls.py` and installs nothing.
+
+Each Python version found on PATH as `python<X.Y>` compiles `site/` and `py<X.Y>/` to bytecode
+(unchecked-hash .pyc files, valid whatever mtimes the .vsix extraction gives the sources), so
+the first start does not spend its time compiling; a version not found is named on stderr and
+compiles on its first start instead. The release job installs all of them.
 """
 
 from __future__ import annotations
@@ -72,12 +77,30 @@ def main(uv: str, wheels: Path, launcher: Path, out: Path) -> None:
                 shutil.rmtree(other / entry) if (other / entry).is_dir() else (
                     other / entry
                 ).unlink()
+    compiled = []
+    for version, folder in folders.items():
+        python = shutil.which(f"python{version}")
+        probe = [str(python), "-c", "import sys; print('%d.%d' % sys.version_info[:2])"]
+        answer = None if python is None else subprocess.run(probe, capture_output=True, text=True)
+        if answer is None or answer.returncode != 0 or answer.stdout.strip() != version:
+            # Absent, or a shim (pyenv) for a version that is not switched on.
+            sys.stderr.write(f"unpack_server: no python{version} runs here: no .pyc for it\n")
+            continue
+        subprocess.run(
+            [python, "-I", "-m", "compileall", "-q", "-j", "0", "--invalidation-mode",
+             "unchecked-hash", str(site), str(folder)],
+            check=True, env=env, stdout=subprocess.DEVNULL,
+        )  # fmt: skip
+        compiled.append(version)
     shutil.copyfile(launcher, out / "todo-ls.py")
     described = {k: manifest[k] for k in ("version", "target", "pythons")}
     (out / "manifest.json").write_text(json.dumps(described, indent=2) + "\n", "utf-8")
     shared = len(list(site.iterdir()))
     per_python = ", ".join(f"{v} {len(list(f.iterdir()))}" for v, f in folders.items())
-    sys.stdout.write(f"unpack_server: {shared} shared entries in site/, per Python: {per_python}\n")
+    sys.stdout.write(
+        f"unpack_server: {shared} shared entries in site/, per Python: {per_python}; "
+        f"bytecode for {', '.join(compiled) or 'none'}\n"
+    )
 
 
 if __name__ == "__main__":
