@@ -1,12 +1,13 @@
 """The todo-ls view in real VS Code 1.139 (code-server), with the self-contained .vsix and a real
 Claude Code: the view lists the plan before any file is open, a click opens an item's line, a
-ticked checkbox edits the editor and the status bar follows, "Connect an agent…" writes Claude
+ticked checkbox edits the editor and the status bar follows, Ctrl+T finds an open item and
+opens its line, "Fold done items" folds the closed run, "Connect an agent…" writes Claude
 Code's hooks with the bundled server, and the session of the Claude Code started then shows
 under Agents while it works and once its turn is over.
 
 The browser part is vscode_e2e.mjs (scenario "panel"); the profile, code-server and the driver
 come from test_vscode.py. Its screenshot of the view with the agent's session,
-test-artifacts/vscode/18-view-agent.png, is the README's docs/vscode-panel.png (copied there when
+test-artifacts/vscode/19-view-agent.png, is the README's docs/vscode-panel.png (copied there when
 TODO_LS_UPDATE_DOCS=1).
 """
 
@@ -88,6 +89,9 @@ def test_view_lists_ticks_and_shows_a_real_claude_code_session(
         "view lists the plan",
         "click opens the item's line",
         "checkbox ticked",
+        "Ctrl+T lists the item",
+        "Ctrl+T opens its line",
+        "done items folded",
         "agent connected",
         "agent session working",
         "agent session finished",
@@ -100,9 +104,25 @@ def test_view_lists_ticks_and_shows_a_real_claude_code_session(
     )
     rows = by_name["view lists the plan"]["rows"]
     assert isinstance(rows, list)
-    assert rows[0] == "PLAN.md 3 open of 5" and "[ ] write the intro ✓" in rows, rows
+    # The plan as in the document: the heading holds the items, the parent its children; closed
+    # items ticked, progress in the descriptions.
+    assert rows == [
+        "PLAN.md 3 open of 5",
+        "  Plan — café 2/5 done",
+        "    [ ] write the intro ✓",
+        "    [x] set up CI",
+        "    [ ] ship it 1/2 done",
+        "      [ ] tag the release",
+        "      [x] write the changelog",
+        "Agents 0 sessions",
+        "  No agent — Connect an agent…",
+    ]
     assert str(by_name["checkbox ticked"]["text"]).startswith("📋 ████░░░░ 2/5 open")
+    assert "    [x] write the intro ✓" in by_name["checkbox ticked"]["rows"]
     assert "PLAN.md 2 open of 5" in by_name["checkbox ticked"]["rows"]
+    symbols = by_name["Ctrl+T lists the item"]["rows"]
+    assert isinstance(symbols, list)
+    assert any("tag the release" in r and "PLAN.md › Plan — café" in r for r in symbols), symbols
     # The tick was saved, then the agent ticked the rest on disk: nothing of either was lost.
     assert "- [ ]" not in (workspace / "PLAN.md").read_text(encoding="utf-8")
 
@@ -124,4 +144,4 @@ def test_view_lists_ticks_and_shows_a_real_claude_code_session(
     assert len(model.nudges()) == 1  # the Stop hook held the session to its open items once
 
     if os.environ.get("TODO_LS_UPDATE_DOCS") == "1":
-        shutil.copyfile(ARTIFACTS / "18-view-agent.png", DOCS_PNG)
+        shutil.copyfile(ARTIFACTS / "19-view-agent.png", DOCS_PNG)

@@ -11,8 +11,8 @@
 //                    "folders" (a multi-root workspace: WORKSPACE is its first folder, with PLAN.md;
 //                    the second folder holds TASKS.md and an agent session SESSION with a todo list)
 //                    or "panel" (the todo-ls view, opened before any file: lists, opens, ticks,
-//                    Connect an agent… for Claude Code, then the agent's session under Agents;
-//                    with SYMBOL_SEARCH=1 also Ctrl+T) or "start" (open the plan, wait for its counts
+//                    Ctrl+T, Fold done items, Connect an agent… for Claude Code, then the
+//                    agent's session under Agents) or "start" (open the plan, wait for its counts
 //                    in the status bar, nothing else: bench/bench_vscode_start.py times it)
 // Prints one JSON line per passed step (ms since start) and exits 1 on the first failure.
 import { readFileSync, writeFileSync } from "node:fs";
@@ -357,7 +357,8 @@ async function panelRows(pane) {
     const box = row.querySelector(".custom-view-tree-node-item-checkbox");
     const ticked = box && (box.getAttribute("aria-checked") === "true" || box.classList.contains("checked"));
     const mark = box ? (ticked ? "[x] " : "[ ] ") : "";
-    return `${mark}${text(".label-name")} ${text(".label-description")}`.trim();
+    const depth = Number(row.getAttribute("aria-level") ?? "1") - 1;
+    return "  ".repeat(depth) + `${mark}${text(".label-name")} ${text(".label-description")}`.trim();
   }));
   return plain(rows.join("\n"));
 }
@@ -386,7 +387,7 @@ async function pick(text) {
 async function panel() {
   const pane = await panelView();
   const listed = await waitFor("the plan in the view", () => panelRows(pane),
-    (t) => t.includes("PLAN.md 3 open of 5") && t.includes("[ ] tag the release"), 90_000); // first start: set-up
+    (t) => t.includes("PLAN.md 3 open of 5") && t.includes("[x] write the changelog"), 90_000);
   step("view lists the plan", { rows: listed.split("\n"), screenshot: await shot("15-view") });
 
   await pane.locator(".monaco-list-row", { hasText: "tag the release" }).first().click();
@@ -410,18 +411,22 @@ async function panel() {
   await page.keyboard.press("Control+S");
   step("checkbox ticked", { text: counted.match(/📋 [^\n]*open[^\n]*/)[0], rows: after.split("\n"), screenshot: await shot("16-view-ticked") });
 
-  if (process.env.SYMBOL_SEARCH === "1") {
-    await page.keyboard.press("Control+T");
-    await page.locator(".quick-input-widget input").fill("#tag");
-    const found = page.locator(".quick-input-list .monaco-list-row", { hasText: "tag the release" }).first();
-    await found.waitFor({ timeout: TIMEOUT });
-    const rows = await page.locator(".quick-input-list .monaco-list-row").allInnerTexts();
-    step("Ctrl+T lists the item", { rows: rows.map((r) => plain(r).replace(/\n/g, " ")), screenshot: await shot("17-ctrl-t") });
-    await page.keyboard.press("Control+Home"); // leave the cursor elsewhere first
-    await found.click();
-    await waitFor("the cursor on line 6", () => statusBar.innerText(), (t) => t.includes("Ln 6, Col"));
-    step("Ctrl+T opens its line");
-  }
+  // Ctrl+T: the server's workspace symbols are the open items; picking one opens its line.
+  await page.keyboard.press("Control+T");
+  await page.locator(".quick-input-widget input").fill("#tag");
+  const found = page.locator(".quick-input-list .monaco-list-row", { hasText: "tag the release" }).first();
+  await found.waitFor({ timeout: TIMEOUT });
+  const symbols = await page.locator(".quick-input-list .monaco-list-row").allInnerTexts();
+  step("Ctrl+T lists the item", { rows: symbols.map((r) => plain(r).replace(/\n/g, " ")), screenshot: await shot("17-ctrl-t") });
+  await found.click();
+  await waitFor("the cursor on line 6", () => statusBar.innerText(), (t) => t.includes("Ln 6, Col"));
+  step("Ctrl+T opens its line");
+
+  // Fold done items: lines 3-4 are closed now (the tick above and "set up CI"); line 4 hides.
+  await palette("todo-ls: Fold done items");
+  const folded = await waitFor("the closed run folded", () => editorLines.innerText(),
+    (t) => t.includes("write the intro") && !t.includes("set up CI") && t.includes("ship it"));
+  step("done items folded", { lines: folded.split("\n"), screenshot: await shot("18-folded") });
 
   await palette("todo-ls: Connect an agent…");
   await pick("Claude Code");
@@ -433,10 +438,10 @@ async function panel() {
   // The test starts Claude Code now; its session shows under Agents with its state.
   const working = await waitFor("the session working under Agents", () => panelRows(pane),
     (t) => /working · .*claude-code/.test(t), 60_000);
-  step("agent session working", { rows: working.split("\n"), screenshot: await shot("18-view-agent") });
+  step("agent session working", { rows: working.split("\n"), screenshot: await shot("19-view-agent") });
   const over = await waitFor("the session's turn over", () => panelRows(pane),
     (t) => /(idle|done) · .*claude-code/.test(t) && t.includes("PLAN.md 0 open of 5"), 60_000);
-  step("agent session finished", { rows: over.split("\n"), screenshot: await shot("19-view-agent-done") });
+  step("agent session finished", { rows: over.split("\n"), screenshot: await shot("20-view-agent-done") });
 }
 
 let failed = false;
