@@ -54,6 +54,17 @@ function workspaceOf(uri: string): string {
   return folder?.uri.toString() ?? "";
 }
 
+/** Runs `run`; a failure is shown to the user (and logged) instead of failing silently in the log. */
+export async function reportFailure(output: vscode.OutputChannel, run: () => Promise<void>): Promise<void> {
+  try {
+    await run();
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    output.appendLine(`[todo-ls] ${message}`);
+    void vscode.window.showErrorMessage(`todo-ls: ${message}`);
+  }
+}
+
 export class Commands {
   constructor(
     private readonly client: TodoLsClient,
@@ -77,18 +88,7 @@ export class Commands {
       [PaletteCommand.connectAgent, () => connectAgent(this.client.serverLine, this.output)],
       [PaletteCommand.foldDone, () => this.foldDone()],
     ];
-    return table.map(([id, run]) => vscode.commands.registerCommand(id, () => this.report(run)));
-  }
-
-  /** Shows a failed command to the user instead of failing silently in the log. */
-  private async report(run: () => Promise<void>): Promise<void> {
-    try {
-      await run();
-    } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      this.output.appendLine(`[todo-ls] ${message}`);
-      void vscode.window.showErrorMessage(`todo-ls: ${message}`);
-    }
+    return table.map(([id, run]) => vscode.commands.registerCommand(id, () => reportFailure(this.output, run)));
   }
 
   private async editItems(edit: (uri: string, line: number) => Promise<EditResult>): Promise<void> {

@@ -3,7 +3,7 @@
  * symbols and `todoLs/status` say, as the nodes the view shows (docs/vscode.md, "The todo-ls view").
  */
 
-import { ListResult, OpenItem, SessionItem, SessionStatus, StatusPayload, folderName, isSessionItem, relativeTo } from "./status";
+import { ListResult, OpenItem, SessionItem, StatusPayload, folderName, isSessionItem, relativeTo, sessionSummary } from "./status";
 
 /** The part of an LSP `DocumentSymbol` the view reads (0-based lines). */
 export interface SymbolLike {
@@ -203,21 +203,6 @@ function listNodes(uri: string, items: OpenItem[]): PanelNode[] {
 
 const SESSION_DONE = ["completed", "cancelled", "canceled"];
 
-/** `working · 1/3 todos · claude-code` (and why it is paused). */
-export function sessionDescription(session: SessionStatus): string {
-  const parts = [session.state];
-  if (session.todos) {
-    parts.push(`${session.todos.open}/${session.todos.total} todos`);
-  }
-  if (session.pausedReason) {
-    parts.push(`paused: ${session.pausedReason}`);
-  }
-  if (session.host) {
-    parts.push(session.host);
-  }
-  return parts.join(" · ");
-}
-
 function sessionItemNode(item: SessionItem): SessionItemNode {
   const checked = SESSION_DONE.includes(item.status);
   const readOnly = item.readOnly === true;
@@ -248,7 +233,7 @@ function agentsNode(folder: FolderInput, options: PanelOptions): AgentsNode {
       workspace: folder.workspace,
       id: session.id,
       label: title,
-      description: sessionDescription(session),
+      description: sessionSummary(session, false),
       tooltip: [title, session.id, session.detail ?? ""].filter(Boolean).join("\n"),
       state: session.state,
       paused: session.state === "paused",

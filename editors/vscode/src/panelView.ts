@@ -8,6 +8,7 @@
 import * as vscode from "vscode";
 import { PaletteCommand, ServerCommand } from "./constants";
 import { TodoLsClient } from "./client";
+import { reportFailure } from "./commands";
 import { FolderInput, PanelNode, SESSION_ICONS, SymbolLike, panelRoots } from "./panel";
 import { ListResult, StatusPayload } from "./status";
 
@@ -60,7 +61,7 @@ export class PanelView implements vscode.TreeDataProvider<PanelNode>, vscode.Dis
     this.subscriptions.push(
       this.view,
       this.changed,
-      this.view.onDidChangeCheckboxState((event) => void this.report(() => this.ticked(event.items))),
+      this.view.onDidChangeCheckboxState((event) => void reportFailure(this.output, () => this.ticked(event.items))),
       client.onStatus((status) => this.statusArrived(status)),
       client.onDidChangeRunning((running) => {
         if (running) {
@@ -89,8 +90,8 @@ export class PanelView implements vscode.TreeDataProvider<PanelNode>, vscode.Dis
       [PanelCommand.unsubscribe, (node) => this.unsubscribe(node)],
     ];
     return [
-      ...table.map(([id, run]) => vscode.commands.registerCommand(id, (node?: PanelNode) => this.report(() => run(node)))),
-      vscode.commands.registerCommand(PanelCommand.open, (uri: string, line: number) => this.report(() => openLine(uri, line))),
+      ...table.map(([id, run]) => vscode.commands.registerCommand(id, (node?: PanelNode) => reportFailure(this.output, () => run(node)))),
+      vscode.commands.registerCommand(PanelCommand.open, (uri: string, line: number) => reportFailure(this.output, () => openLine(uri, line))),
     ];
   }
 
@@ -122,7 +123,7 @@ export class PanelView implements vscode.TreeDataProvider<PanelNode>, vscode.Dis
         break;
       case "heading":
         item.description = node.description;
-        item.iconPath = new vscode.ThemeIcon("symbol-namespace");
+        item.iconPath = new vscode.ThemeIcon("list-tree");
         item.command = { command: PanelCommand.open, title: "Open", arguments: [node.uri, node.line] };
         break;
       case "item":
@@ -287,16 +288,6 @@ export class PanelView implements vscode.TreeDataProvider<PanelNode>, vscode.Dis
 
   private async setState(state: "starting" | "stopped" | "empty" | "ready"): Promise<void> {
     await vscode.commands.executeCommand("setContext", STATE_KEY, state);
-  }
-
-  private async report(run: () => Promise<void>): Promise<void> {
-    try {
-      await run();
-    } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      this.output.appendLine(`[todo-ls] ${message}`);
-      void vscode.window.showErrorMessage(`todo-ls: ${message}`);
-    }
   }
 
   dispose(): void {
