@@ -75,11 +75,16 @@ async function waitFor(what, read, accept, timeout = TIMEOUT) {
 
 /** Loads the workbench and opens PLAN.md the way a user does: Quick Open; `line` shows it is open. */
 async function openPlan(line) {
+  await loadWorkbench();
+  await openFile("PLAN.md", line);
+}
+
+/** The workbench, loaded with its status bar. */
+async function loadWorkbench() {
   await page.goto(url);
   await page.locator(".monaco-workbench").waitFor({ timeout: 30_000 });
   await statusBar.waitFor({ timeout: TIMEOUT });
   step("workbench loaded");
-  await openFile("PLAN.md", line);
 }
 
 /** Quick Open (Ctrl+P) `name`; `line` in the editor shows it is open. */
@@ -451,16 +456,10 @@ try {
     await waitFor("the todo-ls status", () => statusBar.innerText(), (t) => /📋 [█░]+ 3\/5 open/.test(t), 90_000);
     step("status bar");
   } else if (scenario === "panel") {
-    await page.goto(url);
-    await page.locator(".monaco-workbench").waitFor({ timeout: 30_000 });
-    await statusBar.waitFor({ timeout: TIMEOUT });
-    step("workbench loaded");
+    await loadWorkbench();
     await panel();
   } else if (scenario === "folders") {
-    await page.goto(url);
-    await page.locator(".monaco-workbench").waitFor({ timeout: 30_000 });
-    await statusBar.waitFor({ timeout: TIMEOUT });
-    step("workbench loaded");
+    await loadWorkbench();
     await folders();
   } else if (scenario === "bundled") {
     await openPlan("write the intro");
