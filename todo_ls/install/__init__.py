@@ -45,6 +45,9 @@ def todo_ls_command(argv0: str | None = None, python: str | None = None) -> str:
     else `<this python> -m todo_ls` (agents run hooks with their own PATH and folder)."""
     script = Path(sys.argv[0] if argv0 is None else argv0)
     if script.name.startswith("todo-ls") and script.is_file():
+        if script.suffix == ".py":
+            # The VS Code extension's launcher (server/todo-ls.py): a file this Python runs.
+            return f"{shlex.quote(python or sys.executable)} {shlex.quote(str(script.resolve()))}"
         return shlex.quote(str(script.resolve()))
     return f"{shlex.quote(python or sys.executable)} -m todo_ls"
 
