@@ -113,6 +113,43 @@ def workspace_rows(r: dict[str, Any]) -> Iterator[Row]:
         )
 
 
+def views_rows(r: dict[str, Any]) -> Iterator[Row]:
+    doc, ws = r["plan"], r["workspace_size"]
+    sizes = {
+        "1mb": f"{doc['bytes'] / 1e6:.1f} MB plan",
+        "1000_lines": f"{doc['plan_lines']}-line plan",
+    }
+    where = {**sizes, "workspace": f"{ws['files']:,} files / {ws['items']:,} items"}
+    for part in ("document", "workspace"):
+        base = r[part]["baseline_round_trip"]["p50_ms"]
+        base_cpu = r[part]["baseline_round_trip"].get("server_cpu_p50_ms")
+        base_text = f"no-op round trip {_ms(base)}" + (
+            f" (server CPU {_ms(base_cpu)})" if base_cpu is not None else ""
+        )
+        for name, figures in r[part].items():
+            if not isinstance(figures, dict) or "budget_p50_ms" not in figures:
+                continue
+            p50 = figures["p50_ms"]
+            if part == "document":
+                request, _, size = name.rpartition("_1")
+                label = f"{request.replace('_', ' ')} after an edit, {where['1' + size]}"
+                unchanged = r[part].get(name + "_unchanged")
+                extra = f"; unchanged version p50 {_ms(unchanged['p50_ms'])}" if unchanged else ""
+            else:
+                label = f"{name.replace('_', ' ')}, {where['workspace']}"
+                extra = f"; {figures['results']} results"
+            cpu = figures.get("server_cpu_p50_ms")
+            extra = (f"; server CPU p50 {_ms(cpu)}" if cpu is not None else "") + extra
+            yield (
+                label,
+                f"p50 {_ms(p50)}, p95 {_ms(figures['p95_ms'])}{extra}",
+                base_text,
+                _x(p50 / base) if base else "-",
+                f"p50 <= {figures['budget_p50_ms']:g} ms",
+                figures["within_budget"],
+            )
+
+
 def supervisor_rows(r: dict[str, Any]) -> Iterator[Row]:
     budget = r["budget"]
     for framing in ("v1", "v2"):
@@ -169,6 +206,7 @@ ROWS: dict[str, Callable[[dict[str, Any]], Iterator[Row]]] = {
     "coldstart": coldstart_rows,
     "mcp_start": mcp_start_rows,
     "workspace": workspace_rows,
+    "views": views_rows,
     "supervisor": supervisor_rows,
     "hook": hook_rows,
 }

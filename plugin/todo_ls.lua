@@ -9,7 +9,7 @@ vim.api.nvim_create_user_command('TodoLs', function(opts)
 end, {
   nargs = '+',
   range = true,
-  desc = 'todo-ls: toggle|done|cancel|state|subscribe|unsubscribe|list|refresh|status|nudge|pause|resume',
+  desc = 'todo-ls: panel|toggle|done|cancel|state|subscribe|unsubscribe|list|fold|refresh|status|nudge|pause|resume|install',
   complete = function(arglead, cmdline)
     return require('todo_ls.command').complete(arglead, cmdline)
   end,

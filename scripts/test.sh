@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Sets up everything the tests need on a fresh machine (Python packages, OpenCode 1.x, Neovim,
-# code-server + Chromium) and runs lint, types and the whole test suite. Heavy installs are
+# Sets up everything the tests need on a fresh machine (Python packages, OpenCode 1.x, Kilo,
+# Neovim, code-server + Chromium) and runs lint, types and the whole test suite. Heavy installs are
 # cached under ~/.cache/todo-ls and reused when present.
 #
 # scripts/test.sh --quick [PYTEST ARGS]: the developer loop. It sets up .venv and the compiled
@@ -41,6 +41,6 @@ echo "== tests"
 if [ "$quick" = 1 ]; then
   # The markers keep out what needs an install; further arguments go to pytest (e.g. -k toggle).
   exec .venv/bin/python -m pytest -p no:cacheprovider \
-    -m "not opencode and not editor and not agents" tests/unit tests/lsp "$@"
+    -m "not opencode and not editor and not agents and not kilo" tests/unit tests/lsp "$@"
 fi
 .venv/bin/python -m pytest -p no:cacheprovider "$@"

@@ -128,8 +128,8 @@ def _project_paths(folder: Path) -> tuple[list[str], StateRegistry] | str:
     """The existing files the project file in `folder` subscribes (relative to it) and its
     states, or why there are none. Bad values get a warning on stderr and their default."""
     from todo_ls import project_file
+    from todo_ls.globs import expand_inside
     from todo_ls.hook.settings import load
-    from todo_ls.workspace import expand_patterns
 
     found = project_file.read(folder)
     if found.path is None:
@@ -138,13 +138,19 @@ def _project_paths(folder: Path) -> tuple[list[str], StateRegistry] | str:
     if found.error:
         return found.error
     settings, warnings = load(found.settings)
+    for line in found.ignored:
+        sys.stderr.write(f"todo-ls: {line}\n")
     for warning in warnings:
         sys.stderr.write(f"todo-ls: {found.path.name}: {warning}\n")
     if not settings.markdown_files:
         return f"{found.path} lists no markdownFiles to check"
+    # The project file is the repository's: its files stay inside the folder.
+    expansion = expand_inside(folder, settings.markdown_files)
+    for line in expansion.outside:
+        sys.stderr.write(f"todo-ls: {found.path.name}: {line}\n")
     paths = [
         os.path.relpath(p, folder)
-        for p in expand_patterns(folder, settings.markdown_files)
+        for p in expansion.paths
         if p.is_file()  # a subscribed file that does not exist yet has no items
     ]
     return list(dict.fromkeys(paths)), StateRegistry.from_settings(settings.states)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic.alias_generators import to_camel
@@ -17,7 +18,20 @@ from pydantic.alias_generators import to_camel
 from todo_ls.checklist.model import DEFAULT_STATES, merge_states
 
 Severity = Literal["error", "warning", "information", "hint", "off"]
-HostKind = Literal["auto", "opencode-v1", "opencode-v2"]
+# A password in the URL would show wherever the URL does (the status, the log, errors).
+CREDENTIALS_IN_URL = (
+    "must not hold a user name or password (they would show wherever the URL does); "
+    "put the password in the environment variable supervisor.passwordEnv names"
+)
+
+
+def url_has_credentials(url: str) -> bool:
+    """`url` carries `user:password@` (or just `user@`) before its host."""
+    return "@" in urlsplit(url).netloc
+
+
+# The HTTP-watched hosts (hook hosts need no setting); `kilo` serves the 1.x API.
+HostKind = Literal["auto", "opencode-v1", "opencode-v2", "kilo"]
 
 
 class _Model(BaseModel):
@@ -47,6 +61,13 @@ class SupervisorSettings(_Model):
     max_nudges_per_episode: int = Field(default=20, ge=1)
     pause_on_interrupt: bool = True
     toasts: bool = True
+
+    @field_validator("url")
+    @classmethod
+    def _check_url(cls, value: str | None) -> str | None:
+        if value is not None and url_has_credentials(value):
+            raise ValueError(CREDENTIALS_IN_URL)
+        return value
 
 
 class Settings(_Model):

@@ -2,20 +2,35 @@
 
 Kept apart from the workspace index so that the Stop hook, which starts at every turn end,
 can expand a project's subscriptions without loading the index and what it needs.
+
+A project file's patterns are repository content: `expand_inside` keeps them inside their
+folder, by spelling (`..`, an absolute path elsewhere) and by real path (a symlink out), and
+says what it left out (docs/security.md).
 """
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
+from typing import NamedTuple
 
 _GLOB_MAGIC = re.compile(r"[*?\[]")
 # Never searched for checklists: version control data and installed packages.
 SKIP_DIRS = frozenset({".git", ".hg", ".svn", "node_modules"})
 
-__all__ = ["SKIP_DIRS", "expand_patterns", "glob_regex", "normalize", "walk_files"]
+__all__ = [
+    "SKIP_DIRS",
+    "Confinement",
+    "Expansion",
+    "expand_inside",
+    "expand_patterns",
+    "glob_regex",
+    "leaves",
+    "normalize",
+    "walk_files",
+]
 
 
 def normalize(path: str | Path) -> Path:
@@ -31,24 +46,88 @@ def expand_patterns(base: Path, patterns: Iterable[str]) -> Iterator[Path]:
     Globs walk the tree with `walk_files`: symlinked folders once each, so a loop ends.
     """
     for pattern in patterns:
-        full = normalize(base / pattern)
-        if not _GLOB_MAGIC.search(pattern):
-            yield full
+        yield from _expand_one(base, pattern, None)
+
+
+class Expansion(NamedTuple):
+    """What `expand_inside` found, and one line per thing it left out (for a warning)."""
+
+    paths: list[Path]
+    outside: list[str]
+
+
+def leaves(base: Path, pattern: str) -> bool:
+    """`pattern` names a place outside `base` by its spelling alone: an absolute path
+    elsewhere, or `..` climbing out."""
+    root = normalize(base)
+    full = normalize(root / pattern)
+    return full != root and root not in full.parents
+
+
+def expand_inside(base: Path, patterns: Iterable[str]) -> Expansion:
+    """`expand_patterns` for patterns the folder `base` itself supplies (its project file):
+    only what stays inside `base` once symlinks are resolved. A pattern that leaves it is
+    skipped whole, a matched file whose real path is elsewhere is dropped, and a glob does not
+    walk into a symlinked folder outside (nor the whole disk behind one)."""
+    real_base = os.path.realpath(base)
+    paths: list[Path] = []
+    outside: list[str] = []
+    for pattern in patterns:
+        if leaves(base, pattern):
+            outside.append(f"ignoring markdownFiles entry {pattern!r}: it is outside the folder")
             continue
-        parts = Path(os.path.abspath(base / pattern)).parts
-        fixed = next(i for i, part in enumerate(parts) if _GLOB_MAGIC.search(part))
-        root = Path(*parts[:fixed])
-        regex = glob_regex("/".join(parts[fixed:]))
-        yield from _walk_matches(root, regex)
+
+        def out(path: str, pattern: str = pattern) -> None:
+            shown = Path(os.path.relpath(path, base)).as_posix()
+            outside.append(
+                f"ignoring {shown} (markdownFiles entry {pattern!r}): it leads out of the "
+                "folder through a symlink"
+            )
+
+        for path in _expand_one(base, pattern, Confinement(real_base, out)):
+            if _inside(real_base, os.path.realpath(path)):
+                paths.append(path)
+            else:
+                out(str(path))
+    return Expansion(paths, outside)
 
 
-def walk_files(root: str | os.PathLike[str]) -> Iterator[str]:
+class Confinement(NamedTuple):
+    """Where a walk must stay (a real path), and what to call with a folder it skips."""
+
+    real_root: str
+    skipped: Callable[[str], None]
+
+
+def _inside(real_base: str, real: str) -> bool:
+    return real == real_base or real.startswith(real_base.rstrip(os.sep) + os.sep)
+
+
+def _expand_one(base: Path, pattern: str, within: Confinement | None) -> Iterator[Path]:
+    """The files of one pattern; with `within`, a glob's walk stays in it."""
+    full = normalize(base / pattern)
+    if not _GLOB_MAGIC.search(pattern):
+        yield full
+        return
+    parts = Path(os.path.abspath(base / pattern)).parts
+    fixed = next(i for i, part in enumerate(parts) if _GLOB_MAGIC.search(part))
+    root = Path(*parts[:fixed])
+    regex = glob_regex("/".join(parts[fixed:]))
+    yield from _walk_matches(root, regex, within)
+
+
+def walk_files(root: str | os.PathLike[str], within: Confinement | None = None) -> Iterator[str]:
     """Every file below `root`, folder by folder in sorted order, outside `SKIP_DIRS`.
 
-    Symlinked folders are followed, each real folder visited once, so a link loop ends."""
+    Symlinked folders are followed, each real folder visited once, so a link loop ends; with
+    `within`, a folder whose real path is outside its root is skipped (and reported to it)."""
     seen: set[str] = set()
     for dirpath, dirnames, filenames in os.walk(root, followlinks=True):
         real = os.path.realpath(dirpath)
+        if within is not None and not _inside(within.real_root, real):
+            within.skipped(dirpath)
+            dirnames.clear()
+            continue
         if real in seen:
             dirnames.clear()
             continue
@@ -58,8 +137,8 @@ def walk_files(root: str | os.PathLike[str]) -> Iterator[str]:
             yield os.path.join(dirpath, name)
 
 
-def _walk_matches(root: Path, regex: re.Pattern[str]) -> Iterator[Path]:
-    for path in walk_files(root):
+def _walk_matches(root: Path, regex: re.Pattern[str], within: Confinement | None) -> Iterator[Path]:
+    for path in walk_files(root, within):
         if regex.fullmatch(Path(os.path.relpath(path, root)).as_posix()):
             yield normalize(path)
 

@@ -26,7 +26,13 @@ from urllib.parse import urlsplit
 
 from todo_ls import project_file
 from todo_ls.checklist.model import StateRegistry
-from todo_ls.config import Settings, SupervisorSettings, load_settings
+from todo_ls.config import (
+    CREDENTIALS_IN_URL,
+    Settings,
+    SupervisorSettings,
+    load_settings,
+    url_has_credentials,
+)
 from todo_ls.hosts.base import Host
 from todo_ls.store import Store
 from todo_ls.supervisor.clock import Clock, SystemClock
@@ -55,7 +61,7 @@ class LinePrinter:
         runtime = self.runtime
         if runtime is None:
             return
-        host = runtime.status()["host"]
+        host = runtime.host_status()
         key = (host["connected"], host.get("error"))
         if key != self._host:
             self._host = key
@@ -63,15 +69,16 @@ class LinePrinter:
                 self._write(f"connected to {host['kind']} {host['version'] or ''} at {host['url']}")
             elif host.get("error"):
                 self._write(f"not connected: {host['error']}")
-        for session in runtime.session_statuses():
-            detail = session["detail"]
-            steady = [p for p in detail.split(" · ") if not p.startswith(("quiet ", "nudge in "))]
-            key = (session["state"], session["open"], session["nudges"], *steady)
-            if self._last.get(session["id"]) == key:
+        for session in runtime.sessions():
+            detail = session.detail
+            # The quiet clock and the settle countdown move every second: not a change.
+            steady = () if detail is None else detail.steady
+            seen = (session.state, session.open, session.nudges, *steady)
+            if self._last.get(session.id) == seen:
                 continue
-            self._last[session["id"]] = key
-            parts = [session["state"], detail, f"{session['open']} open"]
-            self._write(f"{session['id']} {' · '.join(p for p in parts if p)}")
+            self._last[session.id] = seen
+            parts = [session.state, None if detail is None else detail.text, f"{session.open} open"]
+            self._write(f"{session.id} {' · '.join(p for p in parts if p)}")
 
     def nudged(self, sent: NudgeSent) -> None:
         self._write(f"nudged {sent.session_id} ({sent.kind} #{sent.number})")
@@ -87,17 +94,21 @@ async def supervise(
     store: Store | None = None,
     stop: asyncio.Event | None = None,
     markdown_files: Sequence[str] = (),
+    files_confined: bool = True,
     registry: StateRegistry | None = None,
     state_dir: Path | None = None,
 ) -> int:
-    """Run until `stop` is set (or SIGINT / SIGTERM). Returns the exit code."""
+    """Run until `stop` is set (or SIGINT / SIGTERM). Returns the exit code.
+    `files_confined`: `markdown_files` are the project file's, kept inside `folder`."""
     own_store = store is None
     store = store or Store.open(state_dir)
     clock = clock or SystemClock()
     stop = stop or asyncio.Event()
     index = WorkspaceIndex(store)
     index.set_folders([Folder.from_path(folder)])
-    index.configure(markdown_files, registry or StateRegistry.default())
+    index.configure(
+        markdown_files, registry or StateRegistry.default(), default_confined=files_confined
+    )
 
     async def discover() -> Host:
         from todo_ls.hosts.discovery import connect_host
@@ -184,7 +195,17 @@ def _settings_object(text: str) -> object:
 def headless_settings(text: str | None, url: str | None, folder: Path) -> Settings | str:
     """The settings from the folder's project file, `--settings` (the `todoLs` object an
     editor would send, inline or in a file) over it key by key and `--url` over both, or why
-    they cannot be used. An invalid key falls back to its default with a warning naming it."""
+    they cannot be used. An invalid key falls back to its default with a warning naming it,
+    and a key the project file may not set (`project_file.USER_ONLY`) is ignored with one."""
+    loaded = _settings_and_origin(text, url, folder)
+    return loaded if isinstance(loaded, str) else loaded[0]
+
+
+def _settings_and_origin(
+    text: str | None, url: str | None, folder: Path
+) -> tuple[Settings, bool] | str:
+    """`headless_settings`, and whether its `markdownFiles` are the project file's (not
+    `--settings`'), so they must stay inside the folder."""
     raw: object = None
     if text is not None:
         try:
@@ -194,17 +215,18 @@ def headless_settings(text: str | None, url: str | None, folder: Path) -> Settin
         if not isinstance(raw, dict):
             return "--settings must be a JSON object"
     project = project_file.read(folder)
-    if project.error:
-        sys.stderr.write(f"todo-ls supervise: {project.error}\n")
+    for line in [*([project.error] if project.error else []), *project.ignored]:
+        sys.stderr.write(f"todo-ls supervise: {line}\n")
     merged = project_file.layered(project.settings, raw)
     loaded = load_settings(merged, project_file.origin(project, raw))
     for warning in loaded.warnings:
         sys.stderr.write(f"todo-ls supervise: {warning}\n")
     settings = loaded.settings
+    confined = not (isinstance(raw, dict) and {"markdownFiles", "markdown_files"} & set(raw))
     if url is None:
-        return settings
+        return settings, confined
     supervisor = settings.supervisor.model_copy(update={"url": url})
-    return settings.model_copy(update={"supervisor": supervisor})
+    return settings.model_copy(update={"supervisor": supervisor}), confined
 
 
 def run_supervise(url: str | None, directory: str | None, settings: str | None = None) -> int:
@@ -212,14 +234,17 @@ def run_supervise(url: str | None, directory: str | None, settings: str | None =
     the path of a JSON file)."""
     if url is not None:
         parts = urlsplit(url)
+        if url_has_credentials(url):  # said without the URL: it holds a secret
+            return _fail(f"--url {CREDENTIALS_IN_URL}")
         if parts.scheme not in ("http", "https") or not parts.hostname:
             return _fail(f"--url must be an http(s) URL, got {url!r}")
     folder = normalize(directory or os.getcwd())
     if not folder.is_dir():
         return _fail(f"--directory {str(folder)!r} is not a directory")
-    loaded = headless_settings(settings, url, folder)
-    if isinstance(loaded, str):
-        return _fail(loaded)
+    found = _settings_and_origin(settings, url, folder)
+    if isinstance(found, str):
+        return _fail(found)
+    loaded, confined = found
     try:
         return asyncio.run(
             supervise(
@@ -227,6 +252,7 @@ def run_supervise(url: str | None, directory: str | None, settings: str | None =
                 folder,
                 sys.stdout,
                 markdown_files=loaded.markdown_files,
+                files_confined=confined,
                 registry=StateRegistry.from_settings(loaded.states),
                 state_dir=Path(loaded.state_dir).expanduser() if loaded.state_dir else None,
             )

@@ -10,7 +10,6 @@ from __future__ import annotations
 import logging
 import os
 import sys
-from pathlib import Path
 from typing import IO, Any
 
 from todo_ls import __version__
@@ -165,8 +164,7 @@ def run_mcp(directory: str | None) -> int:
     loaded = read_settings(folder)
     for warning in loaded.warnings:
         log.warning("todo-ls mcp: %s", warning)
-    state_dir = loaded.settings.state_dir
-    store = Store.open(Path(state_dir).expanduser() if state_dir else None)
+    store = Store.open()  # the environment's state folder: never the project file's
     try:
         serve(build_session(TodoTools(folder, store)), sys.stdin.buffer, stdout)
     except KeyboardInterrupt:

@@ -11,6 +11,11 @@ It holds the keys of the `todoLs` settings section, so entry points without an e
 Editor settings override it key by key (`layered`). Reading it is plain TOML with no
 validation: each entry point validates the merged result its own way (the language server with
 pydantic, the hook without it, to start fast). Kept free of pydantic, pygls and httpx.
+
+The file is repository content, not the user's choice (docs/security.md): `read` drops the keys
+that say where todo-ls connects, what it sends or where it writes (`USER_ONLY`), each with one
+line in `ignored`, so no entry point can forget to. Its `markdownFiles` stay inside the folder
+when they are expanded (`todo_ls.globs.expand_inside`).
 """
 
 from __future__ import annotations
@@ -27,6 +32,18 @@ else:  # pragma: no cover - exercised on Python 3.10 only
 
 FILE_NAMES = ("todo-ls.toml", ".todo-ls.toml")
 MAX_BYTES = 1_000_000  # a settings file is small; a huge one is a mistake, not settings
+# Settings only the user sets (editor settings, initializationOptions, the command line, the
+# environment): a cloned repository must not pick the server that gets the password, the
+# variable the password is read from, or the folder written to. Both spellings pydantic
+# accepts (the camelCase alias and the field name).
+USER_ONLY: tuple[tuple[str, ...], ...] = (
+    ("supervisor", "url"),
+    ("supervisor", "host"),
+    ("supervisor", "passwordEnv"),
+    ("supervisor", "password_env"),
+    ("stateDir",),
+    ("state_dir",),
+)
 
 
 class ProjectFile(NamedTuple):
@@ -39,6 +56,32 @@ class ProjectFile(NamedTuple):
     settings: Mapping[str, Any] = {}  # one shared empty default: never changed in place
     path: Path | None = None
     error: str | None = None
+    ignored: tuple[str, ...] = ()  # one warning line per `USER_ONLY` key the file set
+
+
+def _without_user_only(data: Mapping[str, Any], path: Path) -> tuple[dict[str, Any], list[str]]:
+    """`data` without the `USER_ONLY` keys, and one warning naming each key it held."""
+    kept: dict[str, Any] = dict(data)
+    ignored: list[str] = []
+    for key_path in USER_ONLY:
+        node: Any = kept
+        for key in key_path[:-1]:
+            below = node.get(key)
+            if not isinstance(below, Mapping):
+                node = None
+                break
+            copy = dict(below)  # `data` stays as it was read
+            node[key] = copy
+            node = copy
+        if node is None or key_path[-1] not in node:
+            continue
+        del node[key_path[-1]]
+        ignored.append(
+            f"{path}: ignoring todoLs.{'.'.join(key_path)}: a project file may not choose "
+            "where todo-ls connects, what it sends or where it writes; set it in your editor's "
+            "settings, on the command line or in the environment"
+        )
+    return kept, ignored
 
 
 def find(folder: Path) -> Path | None:
@@ -68,7 +111,8 @@ def read(folder: Path) -> ProjectFile:
     # A `[todoLs]` table is accepted too, for users who copy the editor's section as it is.
     if set(data) == {"todoLs"} and isinstance(data["todoLs"], dict):
         data = data["todoLs"]
-    return ProjectFile(settings=data, path=path)
+    settings, ignored = _without_user_only(data, path)
+    return ProjectFile(settings=settings, path=path, ignored=tuple(ignored))
 
 
 def _holds(raw: object, path: tuple[str, ...]) -> bool:

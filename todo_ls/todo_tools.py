@@ -65,12 +65,12 @@ class ToolError(Exception):
 
 def read_settings(folder: Path) -> LoadedSettings:
     """The project file's settings (`todo-ls.toml`), validated: a bad value falls back to its
-    default and `warnings` says so (read at every call, so an edit applies at once)."""
+    default and `warnings` says so, as it does each key the file may not set (read at every
+    call, so an edit applies at once)."""
     found = project_file.read(folder)
     raw = {k: v for k, v in found.settings.items() if k != INJECT_KEY}
     loaded = load_settings(raw)
-    if found.error:
-        loaded.warnings.insert(0, found.error)
+    loaded.warnings[:0] = [*([found.error] if found.error else []), *found.ignored]
     return loaded
 
 
@@ -175,7 +175,12 @@ class TodoTools:
         settings = loaded.settings
         index = WorkspaceIndex(self.store)
         index.set_folders([Folder.from_path(self.folder)])
-        index.configure(settings.markdown_files, StateRegistry.from_settings(settings.states))
+        # The project file's files: inside the folder only (docs/security.md).
+        index.configure(
+            settings.markdown_files,
+            StateRegistry.from_settings(settings.states),
+            default_confined=True,
+        )
         return index
 
     def _change_subscriptions(self, arguments: dict[str, Any], subscribe: bool) -> str:

@@ -7,6 +7,9 @@ the parsed state of any subscribed file.
 - Effective subscriptions of a folder = `settings.markdownFiles` (paths or globs relative to
   the folder) ∪ files subscribed by command − files unsubscribed by command. A subscribed file
   that does not exist is valid (0 items, `missing`) and is picked up when it appears.
+  `markdownFiles` from the folder's project file are repository content: they stay inside the
+  folder, symlinks resolved (`globs.expand_inside`); the user's settings and commands may name
+  any file.
 - A file's parse is cached; before each use the cache re-checks size and mtime of an unopened
   file, so a file the agent edited on disk is never stale. The editor's text wins while the
   file is open in the editor.
@@ -20,7 +23,7 @@ import functools
 import logging
 import os
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -35,6 +38,7 @@ from todo_ls import checklist as engine  # engine functions load on first use
 from todo_ls.checklist import OPEN_STATES, Checklist, FileItem, Progress, StateRegistry
 from todo_ls.checklist.lines import split_lines
 from todo_ls.disk import DiskError, read_text
+from todo_ls.globs import expand_inside, leaves
 
 # Re-exported: the server and the tests use them from here.
 from todo_ls.globs import expand_patterns as expand_patterns
@@ -199,12 +203,23 @@ class _FolderSubs:
 class WorkspaceIndex:
     """Folders, effective subscriptions and parsed files (see the module docstring)."""
 
-    def __init__(self, store: SubscriptionStore | None = None) -> None:
+    def __init__(
+        self,
+        store: SubscriptionStore | None = None,
+        *,
+        warn: Callable[[str], None] | None = None,
+    ) -> None:
+        """`warn` gets one line, once, per subscription a project file named outside its
+        folder (default: the log)."""
         self._store = store
+        self._warn = warn or log.warning
         self._folders: list[Folder] = []
         self._subs: dict[str, _FolderSubs] = {}
         self._patterns: list[str] = []
         self._folder_patterns: dict[str, list[str]] = {}
+        self._confined: frozenset[str] = frozenset()
+        self._default_confined = False
+        self._warned: set[str] = set()  # said once: globs are expanded again and again
         self._registry = StateRegistry.default()
         self._open: dict[Path, _OpenDoc] = {}
         self._cache: dict[Path, FileState] = {}
@@ -231,19 +246,35 @@ class WorkspaceIndex:
         patterns: Iterable[str],
         registry: StateRegistry,
         folder_patterns: Mapping[str, Sequence[str]] | None = None,
+        *,
+        confined: Collection[str] = (),
+        default_confined: bool = False,
     ) -> None:
         """Apply `markdownFiles` and the state registry (a new registry drops every parse).
-        `folder_patterns` (by folder key) replace `patterns` for the folders it names."""
+        `folder_patterns` (by folder key) replace `patterns` for the folders it names.
+        `confined` names the folders whose patterns come from their project file, and
+        `default_confined` says the same of `patterns`: those stay inside the folder."""
         self._patterns = list(patterns)
         self._folder_patterns = {k: list(v) for k, v in (folder_patterns or {}).items()}
+        self._confined = frozenset(confined)
+        self._default_confined = default_confined
         if registry != self._registry:
             self._registry = registry
             self._cache.clear()
         self.invalidate_globs()
 
     def patterns(self, folder: Folder) -> list[str]:
-        """The `markdownFiles` of `folder`."""
-        return list(self._folder_patterns.get(folder.key, self._patterns))
+        """The `markdownFiles` of `folder` (of a confined folder: those spelled inside it)."""
+        found = self._folder_patterns.get(folder.key, self._patterns)
+        if self.confined(folder):
+            return [p for p in found if not leaves(folder.path, p)]
+        return list(found)
+
+    def confined(self, folder: Folder) -> bool:
+        """`folder`'s `markdownFiles` come from a project file, so they stay inside it."""
+        if folder.key in self._folder_patterns:
+            return folder.key in self._confined
+        return self._default_confined
 
     def set_store(self, store: SubscriptionStore | None) -> None:
         """Use `store` for the command-made subscriptions from now on (reloads them)."""
@@ -295,9 +326,21 @@ class WorkspaceIndex:
             return []
         if subs.effective is None:
             if subs.globbed is None:
-                subs.globbed = list(expand_patterns(folder.path, self.patterns(folder)))
+                subs.globbed = self._expand(folder)
             subs.effective = sorted((set(subs.globbed) | subs.added) - subs.removed)
         return list(subs.effective)
+
+    def _expand(self, folder: Folder) -> list[Path]:
+        patterns = self._folder_patterns.get(folder.key, self._patterns)
+        if not self.confined(folder):
+            return list(expand_patterns(folder.path, patterns))
+        found = expand_inside(folder.path, patterns)
+        for line in found.outside:
+            message = f"todo-ls: {folder.path}: {line}"
+            if message not in self._warned:
+                self._warned.add(message)
+                self._warn(message)
+        return found.paths
 
     def all_subscribed(self) -> list[tuple[Folder, Path]]:
         """Every subscribed file with the folder it belongs to (first folder wins)."""

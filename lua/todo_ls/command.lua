@@ -64,6 +64,28 @@ local subcommands = {
       todo().refresh()
     end,
   },
+  panel = {
+    run = function()
+      todo().panel()
+    end,
+  },
+  fold = {
+    run = function()
+      require('todo_ls.fold').fold_done()
+    end,
+  },
+  install = {
+    run = function(opts, arg)
+      if not arg then
+        vim.notify('todo-ls: :TodoLs install {' .. table.concat(require('todo_ls.install').hosts, '|') .. '} [user]', vim.log.levels.ERROR)
+        return
+      end
+      require('todo_ls.install').install(arg, opts.fargs[3])
+    end,
+    complete = function()
+      return require('todo_ls.install').hosts
+    end,
+  },
   status = {
     run = function()
       vim.notify(table.concat(todo().describe(), '\n'), vim.log.levels.INFO, { title = 'todo-ls' })

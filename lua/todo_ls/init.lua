@@ -95,6 +95,17 @@ function M.root_dir(bufnr, on_dir)
   on_dir(root)
 end
 
+--- Asks the server for the diagnostics of `bufnr` again. Neovim pulls only after an edit of the
+--- current buffer, so an item changed from elsewhere (the panel) would keep its old diagnostic;
+--- passing the buffer flushes its pending didChange first, so the answer is for the new text.
+---@param client vim.lsp.Client
+---@param bufnr integer
+function M.pull_diagnostics(client, bufnr)
+  if client.server_capabilities.diagnosticProvider and vim.api.nvim_buf_is_loaded(bufnr) then
+    request(client, 'textDocument/diagnostic', { textDocument = { uri = vim.uri_from_bufnr(bufnr) } }, nil, bufnr)
+  end
+end
+
 --- Neovim pulls diagnostics only on open and on edits, and 0.11 does not handle
 --- `workspace/diagnostic/refresh`: when the subscribed files change (a command, settings, or the
 --- server finishing its start-up after the first pull), pull again for every buffer.
@@ -103,9 +114,7 @@ local function repull_diagnostics(client)
     return -- a push client gets fresh `publishDiagnostics` from the server
   end
   for bufnr in pairs(client.attached_buffers) do
-    request(client, 'textDocument/diagnostic', {
-      textDocument = { uri = vim.uri_from_bufnr(bufnr) },
-    }, nil, bufnr)
+    M.pull_diagnostics(client, bufnr)
   end
 end
 
@@ -288,6 +297,8 @@ local function execute(client, command, argument, bufnr, on_result)
   end, bufnr)
 end
 
+M._request, M._execute = request, execute -- for the panel, fold and install modules
+
 local function need_client(bufnr, buffer_bound)
   local client = buffer_bound and attached(bufnr)[1] or M.client(bufnr)
   if not client then
@@ -298,6 +309,13 @@ local function need_client(bufnr, buffer_bound)
     )
   end
   return client
+end
+M._need_client = need_client
+
+--- Opens the todo panel: the agent sessions and every subscribed file with its items, kept live
+--- by the server's status (`:help todo_ls-panel`).
+function M.panel()
+  require('todo_ls.panel').open()
 end
 
 ---@class todo_ls.LineOpts

@@ -124,8 +124,10 @@ def run_scenario(
     plugin: Path,
     server: list[str] = SERVER,
     extra_env: dict[str, str] | None = None,
+    workspace: Path | None = None,
 ) -> NvimRun:
-    workspace = make_workspace(tmp_path)
+    """Runs `scenario` in `workspace` (a fresh `make_workspace` by default)."""
+    workspace = workspace or make_workspace(tmp_path)
     result_file = tmp_path / "result.json"
     env = {
         **private_env(tmp_path),
@@ -150,9 +152,13 @@ def run_scenario(
 
 
 def ok_run(
-    scenario: str, tmp_path: Path, plugin: Path, extra_env: dict[str, str] | None = None
+    scenario: str,
+    tmp_path: Path,
+    plugin: Path,
+    extra_env: dict[str, str] | None = None,
+    workspace: Path | None = None,
 ) -> NvimRun:
-    run = run_scenario(scenario, tmp_path, plugin, extra_env=extra_env)
+    run = run_scenario(scenario, tmp_path, plugin, extra_env=extra_env, workspace=workspace)
     assert run.returncode == 0 and run.result.get("error") is None, run.explain()
     return run
 
@@ -220,8 +226,8 @@ def test_commands_edit_lines_fill_quickfix_and_reach_the_supervisor(
     run = ok_run("commands", tmp_path, plugin_copy)
     data = run.data
     assert data["completion"] == [
-        "cancel", "done", "list", "nudge", "pause", "refresh", "resume", "state",
-        "status", "subscribe", "toggle", "unsubscribe",
+        "cancel", "done", "fold", "install", "list", "nudge", "panel", "pause", "refresh",
+        "resume", "state", "status", "subscribe", "toggle", "unsubscribe",
     ]  # fmt: skip
     assert data["completion_state"] == ["blocked"]
     assert data["inlay_hints_enabled"] is False  # the option is off by default

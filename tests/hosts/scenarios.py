@@ -1,9 +1,10 @@
 """Shared helpers for tests against a real host server: start / stop / restart it, create a
 session, make the (fake) model do something, collect normalized events.
 
-`OpencodeServer` is the real 1.x line. `HostDriver` is the small surface the shared scenarios
-(test_supervisor_scenarios.py) use on either host: `V1Driver` over the real 1.x with the fake
-model, `V2Driver` over the fake 2.x server scripted to act the same way.
+`OpencodeServer` is the real 1.x line (`KiloServer`: Kilo's `kilo serve`, the same API).
+`HostDriver` is the small surface the shared scenarios (test_supervisor_scenarios.py) use on
+either host: `V1Driver` over the real 1.x with the fake model, `V2Driver` over the fake 2.x
+server scripted to act the same way.
 """
 
 from __future__ import annotations
@@ -35,12 +36,21 @@ from todo_ls.supervisor.events import HostEvent
 
 OPENCODE_VERSION = "1.18.33"
 READY = re.compile(r"opencode server listening on (http://127\.0\.0\.1:(\d+))")
+KILO_VERSION = "7.7.9"
+
+
+def _cache() -> Path:
+    return Path(os.environ.get("TODO_LS_CACHE") or Path.home() / ".cache" / "todo-ls")
 
 
 def opencode_binary() -> Path:
     """The platform binary installed by scripts/setup-opencode.sh."""
-    cache = Path(os.environ.get("TODO_LS_CACHE") or Path.home() / ".cache" / "todo-ls")
-    return cache / "opencode" / "node_modules" / "opencode-linux-x64" / "bin" / "opencode"
+    return _cache() / "opencode" / "node_modules" / "opencode-linux-x64" / "bin" / "opencode"
+
+
+def kilo_binary() -> Path:
+    """The Kilo Code CLI installed by scripts/setup-kilo.sh."""
+    return _cache() / "kilo" / "node_modules" / "@kilocode" / "cli-linux-x64" / "bin" / "kilo"
 
 
 def free_port() -> int:
@@ -58,12 +68,16 @@ def closed_port() -> int:
 class OpencodeServer:
     """A real `opencode serve` on loopback with HOME and XDG_* in `root`, its model the fake."""
 
+    name, version, setup = "OpenCode", OPENCODE_VERSION, "scripts/setup-opencode.sh"
+    ready = READY
+    env_prefix = "OPENCODE"  # of its settings: _CONFIG_CONTENT, _SERVER_PASSWORD, ...
+    username = "opencode"  # the server's default Basic auth user
+
     def __init__(self, root: Path, model: FakeModel, password: str | None = None) -> None:
-        binary = opencode_binary()
+        binary = self.installed_binary()
         if not binary.exists():
             raise AssertionError(
-                f"OpenCode {OPENCODE_VERSION} is not installed ({binary} missing): "
-                "run scripts/setup-opencode.sh"
+                f"{self.name} {self.version} is not installed ({binary} missing): run {self.setup}"
             )
         self.binary = binary
         self.root = root
@@ -75,6 +89,9 @@ class OpencodeServer:
         self.url = ""
         self.output: list[str] = []  # every stdout/stderr line, for the password checks
         self._proc: subprocess.Popen[str] | None = None
+
+    def installed_binary(self) -> Path:
+        return opencode_binary()
 
     def env(self) -> dict[str, str]:
         home = self.root / "home"
@@ -110,13 +127,13 @@ class OpencodeServer:
             "XDG_DATA_HOME": str(home / ".local" / "share"),
             "XDG_CACHE_HOME": str(home / ".cache"),
             "XDG_STATE_HOME": str(home / ".local" / "state"),
-            "OPENCODE_DISABLE_MODELS_FETCH": "1",
-            "OPENCODE_CONFIG_CONTENT": json.dumps(config),
+            f"{self.env_prefix}_DISABLE_MODELS_FETCH": "1",
+            f"{self.env_prefix}_CONFIG_CONTENT": json.dumps(config),
             # The background install of the plugin package must not reach out: a closed port.
             "npm_config_registry": f"http://127.0.0.1:{closed_port()}/",
         }
         if self.password:
-            env["OPENCODE_SERVER_PASSWORD"] = self.password
+            env[f"{self.env_prefix}_SERVER_PASSWORD"] = self.password
         return env
 
     def start(self, timeout: float = 60.0) -> OpencodeServer:
@@ -140,7 +157,7 @@ class OpencodeServer:
             assert proc.stdout is not None
             for line in proc.stdout:
                 self.output.append(line.rstrip("\n"))
-                match = READY.search(line)
+                match = self.ready.search(line)
                 if match and not ready.is_set():
                     self.url, self.port = match.group(1), int(match.group(2))
                     ready.set()
@@ -148,7 +165,7 @@ class OpencodeServer:
         threading.Thread(target=pump, daemon=True).start()
         if not ready.wait(timeout):
             self.stop()
-            raise AssertionError(f"opencode did not start in {timeout} s: {self.output[-20:]}")
+            raise AssertionError(f"{self.name} did not start in {timeout} s: {self.output[-20:]}")
         return self
 
     def stop(self) -> None:
@@ -171,7 +188,7 @@ class OpencodeServer:
     # --- driving it -----------------------------------------------------------------------
 
     def client(self) -> httpx.Client:
-        auth = httpx.BasicAuth("opencode", self.password) if self.password else None
+        auth = httpx.BasicAuth(self.username, self.password) if self.password else None
         return httpx.Client(base_url=self.url, auth=auth, timeout=10)
 
     def create_session(self, title: str = "Test session", directory: Path | None = None,
@@ -228,6 +245,37 @@ class OpencodeServer:
     def reply_permission(self, request_id: str, reply: str) -> None:
         with self.client() as client:
             client.post(f"/permission/{request_id}/reply", json={"reply": reply}).raise_for_status()
+
+
+class KiloServer(OpencodeServer):
+    """A real `kilo serve` (Kilo Code CLI): OpenCode 1.x's API and config, `KILO_*` names."""
+
+    name, version, setup = "Kilo", KILO_VERSION, "scripts/setup-kilo.sh"
+    ready = re.compile(r"kilo server listening on (http://127\.0\.0\.1:(\d+))")
+    env_prefix = "KILO"
+    username = "kilo"  # the server refuses `opencode`
+
+    def installed_binary(self) -> Path:
+        return kilo_binary()
+
+    def env(self) -> dict[str, str]:
+        return {**super().env(), "KILO_DISABLE_AUTOUPDATE": "1"}
+
+
+@contextlib.asynccontextmanager
+async def discovering_editor(project: Path, state_dir: Path) -> AsyncIterator[Any]:
+    """A language server (the LSP suite's test editor) in `project` with PLAN.md subscribed
+    and no `supervisor.url`: it has to find the server on its own."""
+    from lsp_harness import start_editor
+
+    settings = {"markdownFiles": ["PLAN.md"], "supervisor": {"url": None, "settleMs": 300}}
+    started = await start_editor(
+        project, "neovim", None, state_dir, init_options={"todoLs": settings}
+    )
+    try:
+        yield started
+    finally:
+        await asyncio.wait_for(started.client.shutdown_session(), 10)
 
 
 class EventLog:

@@ -25,8 +25,8 @@ from typing import Any
 import httpx
 import pytest
 from fake_model import FakeModel
-from lsp_harness import Editor, start_editor
-from scenarios import OpencodeServer, free_port
+from lsp_harness import Editor
+from scenarios import OpencodeServer, discovering_editor, free_port
 
 from todo_ls.hosts.local_servers import scan_proc
 
@@ -143,14 +143,8 @@ def tui(request: pytest.FixtureRequest, tmp_path: Path, model: FakeModel) -> Ite
 @pytest.fixture
 async def editor(tmp_path: Path, tui: OpencodeTui) -> AsyncIterator[Editor]:
     """A language server in the TUI's project, with no `supervisor.url`."""
-    settings = {"markdownFiles": ["PLAN.md"], "supervisor": {"url": None, "settleMs": 300}}
-    started = await start_editor(
-        tui.project, "neovim", None, tmp_path / "state", init_options={"todoLs": settings}
-    )
-    try:
+    async with discovering_editor(tui.project, tmp_path / "state") as started:
         yield started
-    finally:
-        await asyncio.wait_for(started.client.shutdown_session(), 10)
 
 
 async def status_where(editor: Editor, predicate: Callable[[Any], bool], what: str) -> Any:

@@ -170,3 +170,33 @@ def test_memory_stays_bounded() -> None:
             memory,
         )
     assert len(memory.roles.ordered_keys()) == 1024
+
+
+# --- Kilo's `kilo serve` (7.7.9): the same stream plus its turn events ---------------------
+
+
+def _kilo(etype: str, **props: object) -> dict[str, object]:
+    return {"type": etype, "properties": {"sessionID": "ses_k", **props}}
+
+
+def test_kilo_turn_close_completed_ends_the_turn_and_closes_its_spans() -> None:
+    memory = V1Memory()
+    text_part = {"id": "prt_1", "messageID": "msg_1", "type": "text", "time": {"start": 1}}
+    normalize(_kilo("message.part.updated", part=text_part), memory)
+    assert normalize(_kilo("session.turn.open"), memory) == []  # the busy status says it
+    assert normalize(_kilo("session.turn.close", reason="completed"), memory) == [
+        SpanEnded("ses_k", "text", "prt_1"),
+        TurnEnded("ses_k", "completed"),
+    ]
+    assert memory.unknown_types == set()
+
+
+def test_kilo_turn_close_interrupted_is_a_user_abort() -> None:
+    [event] = normalize(_kilo("session.turn.close", reason="interrupted"))
+    assert event == TurnEnded("ses_k", "interrupted", "turn interrupted", by_user=True)
+
+
+def test_kilo_turn_close_for_an_error_or_a_superseded_turn_says_nothing_new() -> None:
+    # The error comes as `session.error` with its message; a superseded turn's work goes on.
+    assert normalize(_kilo("session.turn.close", reason="error")) == []
+    assert normalize(_kilo("session.turn.close", reason="superseded")) == []

@@ -169,7 +169,7 @@ async def test_a_background_shell_keeps_the_session_working(world: World) -> Non
     world.clock.advance(SETTLE_S * 4)
     await drain(world)
     assert world.nudges == []
-    [session] = world.runtime.session_statuses()
+    [session] = world.runtime.status()["sessions"]
     assert session["state"] == "working"
     world.fake.end_shell(shell)
     await until(world.seen(lambda s: not s.shells))
@@ -239,7 +239,7 @@ async def test_our_nudge_delivered_without_a_turn_is_not_agent_activity(world: W
         world.clock.advance(1.0)
         await drain(world)
     assert len(world.nudges) == 1
-    [session] = world.runtime.session_statuses()
+    [session] = world.runtime.status()["sessions"]
     assert (session["state"], session["pausedReason"]) == ("idle", None)
     # The agent's own turn is activity: the next opportunity gets nudge #2.
     turns = world.runtime.tracker.sessions[SID].turn_seq

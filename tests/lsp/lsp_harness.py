@@ -107,6 +107,14 @@ def vscode_capabilities() -> types.ClientCapabilities:
             ),
             code_lens=types.CodeLensClientCapabilities(dynamic_registration=True),
             inlay_hint=types.InlayHintClientCapabilities(dynamic_registration=True),
+            document_symbol=types.DocumentSymbolClientCapabilities(
+                hierarchical_document_symbol_support=True,
+                tag_support=types.ClientSymbolTagOptions(value_set=[types.SymbolTag.Deprecated]),
+                label_support=True,
+            ),
+            folding_range=types.FoldingRangeClientCapabilities(
+                range_limit=5000, line_folding_only=True
+            ),
             diagnostic=types.DiagnosticClientCapabilities(
                 dynamic_registration=True, related_document_support=False
             ),
@@ -120,7 +128,16 @@ CAPABILITIES: dict[str, Callable[[], types.ClientCapabilities]] = {
     "vscode": vscode_capabilities,
     # VS Code 1.65 as recorded by pytest-lsp: push diagnostics only, no inlay hints.
     "push-only": lambda: client_capabilities("visual-studio-code"),
+    # A client that takes document symbols only as a flat list (SymbolInformation[]).
+    "flat-symbols": lambda: flat_symbols(client_capabilities("neovim")),
 }
+
+
+def flat_symbols(caps: types.ClientCapabilities) -> types.ClientCapabilities:
+    """`caps` without hierarchical document symbols."""
+    assert caps.text_document is not None and caps.text_document.document_symbol is not None
+    caps.text_document.document_symbol.hierarchical_document_symbol_support = False
+    return caps
 
 
 def _client_factory() -> LanguageClient:

@@ -28,6 +28,7 @@ COMMANDS = [
     "todoLs.resume",
     "todoLs.list",
     "todoLs.refresh",
+    "todoLs.foldDone",
 ]
 # Argument lists no command accepts: not an object, two objects, wrong types everywhere.
 BAD_ARGUMENTS: list[list[Any]] = [
@@ -43,6 +44,9 @@ REQUESTS = [
     types.TEXT_DOCUMENT_INLAY_HINT,
     types.TEXT_DOCUMENT_CODE_LENS,
     types.TEXT_DOCUMENT_DIAGNOSTIC,
+    types.TEXT_DOCUMENT_DOCUMENT_SYMBOL,
+    types.TEXT_DOCUMENT_FOLDING_RANGE,
+    types.WORKSPACE_SYMBOL,
 ]
 RANGE = {"start": {"line": 0, "character": 0}, "end": {"line": 1, "character": 0}}
 HUGE = {"start": {"line": 10**6, "character": 10**6}, "end": {"line": 10**7, "character": 0}}

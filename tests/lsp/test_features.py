@@ -69,9 +69,11 @@ async def test_server_advertises_every_feature(reader: Editor) -> None:
     assert caps.execute_command_provider is not None
     names = ["toggle", "setState", "subscribe", "unsubscribe", "nudge", "pause", "resume"]
     assert sorted(caps.execute_command_provider.commands) == sorted(
-        f"todoLs.{name}" for name in [*names, "list", "refresh"]
+        f"todoLs.{name}" for name in [*names, "list", "refresh", "foldDone"]
     )
     assert caps.code_action_provider and caps.inlay_hint_provider and caps.code_lens_provider
+    assert caps.document_symbol_provider and caps.folding_range_provider
+    assert isinstance(caps.workspace_symbol_provider, types.WorkspaceSymbolOptions)
     assert isinstance(caps.diagnostic_provider, types.DiagnosticOptions)
     assert reader.encoding == ("utf-8" if reader.caps == "neovim" else "utf-16")
 

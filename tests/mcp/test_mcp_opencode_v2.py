@@ -78,7 +78,7 @@ async def test_the_mcp_list_drives_the_nudges_on_2x(project: Path, state: Path) 
             assert nudge.startswith("Idle nudge #1 — the session went idle with 2 of 2 todos")
             assert "- Port the lexer (in progress)" in nudge
             assert "- [high] Port the parser" in nudge
-            [status] = runtime.session_statuses()
+            [status] = runtime.status()["sessions"]
             assert status["open"] == 2
 
             # The agent finishes its list: the session is done and nothing more is sent.
@@ -88,7 +88,7 @@ async def test_the_mcp_list_drives_the_nudges_on_2x(project: Path, state: Path) 
             ]
             assert not (await agent.write(SID, done))[0]
             await fake.run_turn(SID)
-            await until(lambda: runtime.session_statuses()[0]["state"] == "done", 10, "done")
+            await until(lambda: runtime.status()["sessions"][0]["state"] == "done", 10, "done")
             clock.advance(120)
             await runtime.drain()
             assert len(sent()) == 1

@@ -117,7 +117,7 @@ class Rig:
         return dict(self.runtime.status()["host"])
 
     def sessions(self) -> dict[str, dict[str, Any]]:
-        return {s["id"]: s for s in self.runtime.session_statuses()}
+        return {s["id"]: s for s in self.runtime.status()["sessions"]}
 
 
 @contextlib.asynccontextmanager
@@ -454,7 +454,7 @@ async def test_clock_jumps_cause_no_burst_and_no_crash(tmp_path: Path, jump: flo
         counts = {sid: sum(s.session_id == sid for s in host.sent) for sid in sessions}
         expected = 2 if jump > 0 else 1
         assert counts == dict.fromkeys(sessions, expected), counts
-        statuses = runtime.session_statuses()
+        statuses = runtime.status()["sessions"]
         assert {s["id"] for s in statuses} == set(sessions)
     finally:
         await runtime.stop()

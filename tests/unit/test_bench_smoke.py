@@ -79,6 +79,30 @@ def test_editor_bench_measures_push_and_pull_against_a_baseline() -> None:
     assert report["machine"]["nproc"] >= 1
 
 
+def test_views_bench_measures_outline_folding_and_search_against_a_baseline() -> None:
+    report = run_bench(
+        "bench_views.py",
+        *("--items", "300", "--plan-lines", "120", "--files", "4", "--items-per-file", "30"),
+        *("--repeats", "3"),
+    )
+    assert report["workspace_size"] == {"files": 4, "items": 120}
+    for part, names in (
+        ("document", ("document_symbol_1mb", "folding_range_1000_lines")),
+        ("workspace", ("workspace_symbol_empty_query", "workspace_symbol_3_letters")),
+    ):
+        assert report[part]["baseline_round_trip"]["n"] == 3
+        for name in names:
+            assert report[part][name]["ratio_to_baseline"] <= 100, (part, name)
+            assert "within_budget" in report[part][name]
+    # The empty query lists every open item; the 3-letter one a part of them; "qqq" none.
+    found = {n: f["results"] for n, f in report["workspace"].items() if "results" in f}
+    assert 0 < found["workspace_symbol_3_letters"] < found["workspace_symbol_empty_query"]
+    assert found["workspace_symbol_no_match"] == 0
+    rows = table_rows(report)
+    assert len(rows) == 6, rows
+    assert any("document symbol after an edit, 120-line plan" in row for row in rows), rows
+
+
 def test_coldstart_bench_finds_no_eager_heavy_import() -> None:
     report = run_bench("bench_coldstart.py", "--repeats", "1")
     # The answer to initialize costs little beyond starting Python and importing pygls.

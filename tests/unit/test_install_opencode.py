@@ -143,3 +143,98 @@ def test_offline_note_only_when_opencode_would_install_its_plugin_package(
 def test_parser_rejects_a_string_cut_by_a_newline() -> None:
     with pytest.raises(JsoncError, match="unterminated string"):
         parse('{"a": "b\n"}')
+
+
+# --- uninstall restores the file byte for byte (issue 18, item 5) -------------------------
+
+STARTING_FILES = {
+    "no mcp or plugin key": '{\n  "model": "x"\n}\n',
+    "one line": '{"$schema": "https://opencode.ai/config.json"}',
+    "an empty object": "{\n}\n",
+    "comments, trailing comma": '{\n  // my model\n  "model": "x", /* why */\n}\n',
+    "foreign mcp entries": (
+        '{\n  "mcp": {\n    "other": {"type": "remote", "url": "http://127.0.0.1:9/mcp"}\n  }\n}\n'
+    ),
+    "an empty plugin list": '{\n  "model": "x",\n  "plugin": []\n}\n',
+    "an empty mcp object": '{"mcp": {}, "plugin": [\n]}\n',
+    "CRLF line ends": '{\r\n  "model": "x"\r\n}\r\n',
+    "the commented example": JSONC,
+}
+
+
+@pytest.mark.parametrize("name", sorted(STARTING_FILES))
+def test_uninstall_restores_each_starting_file_byte_for_byte(tmp_path: Path, name: str) -> None:
+    config = tmp_path / "opencode.jsonc"
+    config.write_bytes(STARTING_FILES[name].encode())
+    assert run(tmp_path)[0] == 0
+    assert config.read_bytes() != STARTING_FILES[name].encode()
+    code, said = run(tmp_path, uninstall=True)
+    assert code == 0 and "Removed" in said
+    assert config.read_bytes() == STARTING_FILES[name].encode()
+
+
+def test_uninstall_deletes_the_file_the_install_created(tmp_path: Path) -> None:
+    run(tmp_path)
+    code, said = run(tmp_path, uninstall=True)
+    assert code == 0 and "deleted" in said
+    assert list(tmp_path.iterdir()) == [tmp_path / "home"]  # only the state folder is left
+
+
+def test_uninstall_after_other_edits_keeps_them_and_drops_the_keys_it_added(
+    tmp_path: Path,
+) -> None:
+    config = tmp_path / "opencode.jsonc"
+    config.write_text('{\n  // mine\n  "model": "x",\n  "plugin": []\n}\n')
+    run(tmp_path)
+    # The user changes their model after the install: that change stays.
+    config.write_text(config.read_text().replace('"model": "x"', '"model": "y"'))
+    run(tmp_path, uninstall=True)
+    text = config.read_text()
+    assert text == '{\n  // mine\n  "model": "y",\n  "plugin": []\n}\n'  # the list was theirs
+
+
+def test_uninstall_without_a_record_removes_only_the_entries(tmp_path: Path) -> None:
+    config = tmp_path / "opencode.json"
+    config.write_text('{\n  "model": "x"\n}\n')
+    run(tmp_path)
+    for record in (tmp_path / "home").rglob("*.json"):
+        record.unlink()  # an install by an older todo-ls kept no original
+    run(tmp_path, uninstall=True)
+    value = json.loads(config.read_text())
+    assert value == {"model": "x", "mcp": {}, "plugin": []}
+
+
+def test_a_moved_todo_ls_still_uninstalls_to_the_first_original(tmp_path: Path) -> None:
+    config = tmp_path / "opencode.json"
+    original = '{\n  "model": "x"\n}\n'
+    config.write_text(original)
+    run(tmp_path)
+    # todo-ls moved: the plugin entry points elsewhere, a new install replaces it.
+    current = installer.plugin_path().as_uri()
+    config.write_text(config.read_text().replace(current, "file:///old/place/todo-ls-v1.js"))
+    run(tmp_path)
+    assert current in config.read_text()
+    run(tmp_path, uninstall=True)
+    assert config.read_text() == original
+
+
+def test_dry_run_uninstall_shows_the_restore_and_keeps_the_record(tmp_path: Path) -> None:
+    config = tmp_path / "opencode.json"
+    original = '{\n  "model": "x"\n}\n'
+    config.write_text(original)
+    run(tmp_path)
+    installed = config.read_text()
+    code, said = run(tmp_path, uninstall=True, dry_run=True)
+    assert code == 0 and "dry run" in said and '-  "plugin": [' in said
+    assert config.read_text() == installed
+    run(tmp_path, uninstall=True)
+    assert config.read_text() == original
+
+
+def test_the_kept_original_is_readable_by_the_user_only(tmp_path: Path) -> None:
+    config = tmp_path / "opencode.json"
+    config.write_text('{"provider": {"x": {"options": {"apiKey": "sk-not-for-others"}}}}\n')
+    run(tmp_path)
+    [record] = (tmp_path / "home").rglob("install/*.json")
+    assert "sk-not-for-others" in record.read_text()  # it is the file's text, so it is private
+    assert record.stat().st_mode & 0o077 == 0

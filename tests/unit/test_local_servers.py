@@ -10,10 +10,10 @@ from pathlib import Path
 from todo_ls.hosts.discovery import folder_match
 from todo_ls.hosts.local_servers import (
     Listener,
-    is_opencode,
     listening_ports,
     local_listeners,
     parse_lsof,
+    program_of,
     scan_proc,
 )
 
@@ -96,12 +96,32 @@ def test_listening_ports_reads_both_tables() -> None:
 
 
 def test_is_opencode_by_executable_or_program_argument() -> None:
-    assert is_opencode(["/x/bin/opencode", "serve"], None)
-    assert is_opencode(["weird-argv0"], "/x/bin/opencode")
-    assert is_opencode(["node", "/usr/lib/node_modules/opencode-ai/bin/opencode"], "/usr/bin/node")
-    assert not is_opencode(["node", "server.js"], "/usr/bin/node")
-    assert not is_opencode(["vim", "opencode"], "/usr/bin/vim")  # an argument, not the program
-    assert not is_opencode([], None)
+    assert program_of(["/x/bin/opencode", "serve"], None) == "opencode"
+    assert program_of(["weird-argv0"], "/x/bin/opencode") == "opencode"
+    launcher = ["node", "/usr/lib/node_modules/opencode-ai/bin/opencode"]
+    assert program_of(launcher, "/usr/bin/node") == "opencode"
+    assert program_of(["node", "server.js"], "/usr/bin/node") is None
+    assert program_of(["vim", "opencode"], "/usr/bin/vim") is None  # an argument, not the program
+    assert program_of([], None) is None
+
+
+def test_kilo_is_found_as_kilo() -> None:
+    kilo = "/x/node_modules/@kilocode/cli-linux-x64/bin/kilo"
+    assert program_of([kilo, "serve", "--port", "4100"], kilo) == "kilo"
+    assert program_of(["vim", "kilo"], "/usr/bin/vim") is None
+
+
+def test_scan_finds_kilo_processes_and_says_which_program_they_are(tmp_path: Path) -> None:
+    proc = tmp_path / "proc"
+    kilo = "/x/node_modules/@kilocode/cli-linux-x64/bin/kilo"
+    write_process(proc, 200, [kilo, "serve", "--port", "4242"], kilo, [555])
+    write_process(proc, 201, ["opencode", "serve"], "/x/bin/opencode", [600])
+    found = scan_proc(proc, uid=os.getuid())
+    assert [(x.pid, x.port, x.program) for x in found] == [
+        (200, 4242, "kilo"),
+        (201, 5000, "opencode"),
+    ]
+    assert found[0].serves_any_directory  # `kilo serve`
 
 
 def test_lsof_output_on_macos() -> None:
@@ -122,11 +142,15 @@ def test_lsof_output_on_macos() -> None:
             "n127.0.0.1:7000",
             "pnot-a-pid",
             "n127.0.0.1:8000",
+            "p950",
+            "ckilo",
+            "n127.0.0.1:4100",
         ]
     )
     assert parse_lsof(output) == [
         Listener(812, 4096, ("opencode",)),
         Listener(812, 4097, ("opencode",)),
+        Listener(950, 4100, ("kilo",), "kilo"),
         Listener(900, 5000, ("opencode",)),
     ]
 

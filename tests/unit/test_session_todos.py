@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from todo_ls.supervisor.events import SessionTodo
+from todo_ls.supervisor.session_record import TodoCount
 from todo_ls.supervisor.session_todos import (
     combined,
     session_items,
@@ -37,7 +38,7 @@ def test_summary_counts_pending_and_in_progress_as_open() -> None:
         SessionTodo("c", "completed"),
         SessionTodo("d", "cancelled"),
     ]
-    assert todo_summary(combined(todos, None)) == {"open": 2, "total": 4}
+    assert todo_summary(combined(todos, None)) == TodoCount(open=2, total=4)
     assert todo_summary(combined((), [])) is None  # no list of its own: no `todos`
 
 
@@ -58,4 +59,4 @@ def test_an_item_in_both_lists_is_the_stores() -> None:
         ("store", "Write the parser", "completed"),
         ("host", "Only in OpenCode", "pending"),
     ]
-    assert todo_summary(listed) == {"open": 1, "total": 2}
+    assert todo_summary(listed) == TodoCount(open=1, total=2)

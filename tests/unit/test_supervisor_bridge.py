@@ -144,6 +144,69 @@ async def test_runs_nudges_with_file_refs_and_tells_the_editor(tmp_path: Path) -
     assert b.sup.status()["host"] is None
 
 
+HOOK = "7f3c2a10-hook-session"
+
+
+async def test_an_opencode_and_a_hook_hosts_session_are_listed_and_commanded_together(
+    tmp_path: Path,
+) -> None:
+    """Both sources of sessions in one workspace: the status lists the OpenCode session, then
+    the Claude Code one; the status word is the most urgent of both (and not `disconnected`
+    while a hook session is seen); a command without a session reaches both, one naming a
+    session only its owner."""
+    b = Bridge(tmp_path)
+    assert b.ls.store is not None
+    b.ls.store.record_hook_session(
+        HOOK, "claude-code", str(b.ls.project), "working", b.clock.now(), detail="tool Bash"
+    )
+    b.ls.store.set_session_todos(HOOK, [{"content": "Port it", "status": "pending"}], b.clock.now())
+    b.sup.start()
+    await b.drain()
+    await b.turn()
+    sessions = b.sup.status()["sessions"]
+    assert [(s["id"], s["host"], s["state"]) for s in sessions] == [
+        (S, "opencode-v1", "idle"),
+        (HOOK, "claude-code", "working"),
+    ]
+    assert sessions[1]["detail"] == "tool Bash" and sessions[1]["todos"] == {"open": 1, "total": 1}
+    assert b.sup.state_word() == "working"
+    assert [i["sessionID"] for i in b.sup.session_items()] == [S, HOOK]
+    nudged = await b.sup.nudge(None)
+    assert nudged["sent"] == [S]
+    assert [skip["sessionID"] for skip in nudged["skipped"]] == [HOOK]
+    only_hook = await b.sup.nudge(HOOK)
+    assert only_hook["sent"] == [] and "cannot be prompted" in only_hook["skipped"][0]["reason"]
+    refused = b.sup.toggle_todo(HOOK, 0, "Port it")
+    assert refused["applied"] is False and "claude-code's own todo list" in refused["reason"]
+    paused = await b.sup.pause(None)
+    assert paused["sessions"] == [{"id": S, "state": "paused"}, {"id": HOOK, "state": "paused"}]
+    assert (await b.sup.resume(HOOK))["sessions"] == [{"id": HOOK, "state": "working"}]
+    assert b.ls.store.paused(S) is not None  # resuming the hook session left the other paused
+    b.hosts[-1].emit(ev.Disconnected("gone"))
+    await b.drain()
+    assert b.sup.state_word() == "working"  # the hook session is still seen
+    await b.sup.stop()
+
+
+async def test_a_source_that_fails_leaves_the_others_sessions_listed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    b = Bridge(tmp_path)
+    assert b.ls.store is not None
+    b.sup.start()
+    await b.drain()
+    await b.turn()
+
+    def broken(since: float) -> Any:
+        raise ValueError("the hook sessions table is unreadable")
+
+    monkeypatch.setattr(b.ls.store, "hook_sessions", broken)
+    assert [s["id"] for s in b.sup.status()["sessions"]] == [S]
+    assert b.sup.state_word() == "idle"
+    assert [i["sessionID"] for i in b.sup.session_items()] == [S]
+    await b.sup.stop()
+
+
 async def test_a_folder_added_later_counts_in_the_busy_check_before_a_nudge(tmp_path: Path) -> None:
     # 1.x answers the busy snapshot per directory: a session working in a folder the host was
     # never told about must not be nudged because the snapshot did not list it.

@@ -319,10 +319,24 @@ def test_status_detail() -> None:
     t.apply(ev.ToolStarted(S, "c1", "bash", "make"), T0)
     view = t.view(S)
     d = decide(t, T0 + 4)
-    assert describe(view, d, T0 + 4) == "1 tool · quiet 4s"
+    assert describe(view, d, T0 + 4).text == "1 tool · quiet 4s"
     t2 = turn_done()
     d2 = decide(t2, T0 + 2)
-    assert describe(t2.view(S), d2, T0 + 2) == "quiet 2s · nudge in 3s"
+    assert describe(t2.view(S), d2, T0 + 2).text == "quiet 2s · nudge in 3s"
+
+
+def test_only_the_clock_parts_of_the_detail_move_while_nothing_happens() -> None:
+    """`todo-ls supervise` prints a line when a session's detail changes, not every second:
+    the quiet clock and the settle countdown are the detail's `clock` parts."""
+    t = turn_done()
+    t.apply(ev.TurnStarted(S), T0)
+    t.apply(ev.ToolStarted(S, "c1", "bash", "make"), T0)
+    early, late = (describe(t.view(S), decide(t, T0 + s), T0 + s) for s in (1, 3))
+    assert (early.steady, early.clock) == (("1 tool",), ("quiet 1s",))
+    assert (late.steady, late.clock) == (("1 tool",), ("quiet 3s",))
+    paused = turn_done()
+    detail = describe(paused.view(S), decide(paused, T0 + 2, pause="user"), T0 + 2)
+    assert (detail.steady, detail.clock) == (("paused: user",), ("quiet 2s",))
 
 
 def test_aggregate_state_is_the_most_urgent() -> None:

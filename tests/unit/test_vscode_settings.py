@@ -112,3 +112,62 @@ def test_states_lists_every_state_with_marker_lists() -> None:
 def test_client_only_settings_have_defaults_the_extension_handles() -> None:
     assert CLIENT["server.command"]["default"] == []
     assert CLIENT["trace.server"]["default"] == "off"
+
+
+# What each setting picks, for the workspace-trust rule: a setting that picks an executable, a
+# URL, an environment variable or a folder (or turns on what sends the password) must be a
+# restricted configuration, so an untrusted workspace's `.vscode/settings.json` cannot set it.
+# A new setting fails `test_every_setting_is_classified` until it is placed here.
+PICKS_WHERE = {
+    "server.command": "executable",
+    "server.useInstalled": "executable",
+    "stateDir": "folder",
+    "supervisor.url": "URL",
+    "supervisor.host": "which host (and so which URL and password)",
+    "supervisor.passwordEnv": "environment variable",
+    "supervisor.enabled": "whether the password is sent at all",
+}
+DESCRIBES_THE_CHECKLIST = {
+    "trace.server",
+    "markdownFiles",
+    "states",
+    "diagnostics.severity",
+    "inlayHints.enabled",
+    "codeLens.enabled",
+    "supervisor.scope",
+    "supervisor.settleMs",
+    "supervisor.minNudgeIntervalMs",
+    "supervisor.stallMinutes",
+    "supervisor.maxNoProgressNudges",
+    "supervisor.maxNudgesPerEpisode",
+    "supervisor.pauseOnInterrupt",
+    "supervisor.toasts",
+}
+# Words in a setting's name that say it picks a place or a program.
+_SENSITIVE_WORDS = ("command", "url", "host", "env", "dir", "path", "installed", "port")
+
+
+def _restricted() -> set[str]:
+    package = json.loads(PACKAGE_JSON.read_text(encoding="utf-8"))
+    listed = package["capabilities"]["untrustedWorkspaces"]["restrictedConfigurations"]
+    assert all(key.startswith(PREFIX) for key in listed)
+    return {key[len(PREFIX) :] for key in listed}
+
+
+def test_every_setting_is_classified() -> None:
+    assert not set(PICKS_WHERE) & DESCRIBES_THE_CHECKLIST
+    assert set(CLIENT) == set(PICKS_WHERE) | DESCRIBES_THE_CHECKLIST
+
+
+def test_settings_that_pick_a_program_url_variable_or_folder_are_restricted() -> None:
+    assert _restricted() == set(PICKS_WHERE)
+    named = {k for k in CLIENT if any(w in k.lower() for w in _SENSITIVE_WORDS)}
+    assert named <= _restricted(), f"restrict these too: {sorted(named - _restricted())}"
+
+
+def test_what_a_project_file_may_not_set_is_restricted_in_vscode_too() -> None:
+    from todo_ls.project_file import USER_ONLY
+
+    camel = {".".join(path) for path in USER_ONLY if ".".join(path) in CLIENT}
+    assert camel == {"supervisor.url", "supervisor.host", "supervisor.passwordEnv", "stateDir"}
+    assert camel <= _restricted()

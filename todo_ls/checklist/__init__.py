@@ -33,6 +33,15 @@ if TYPE_CHECKING:
         set_state_edits,
         toggle_state,
     )
+    from todo_ls.checklist.folding import (
+        Fold,
+        closed_runs,
+        folding_ranges,
+        heading_folds,
+        item_folds,
+        one_per_line,
+    )
+    from todo_ls.checklist.fuzzy import OpenItems, fuzzy_match, fuzzy_pattern
     from todo_ls.checklist.incremental import reparse
     from todo_ls.checklist.parse import parse
     from todo_ls.checklist.progress import (
@@ -43,6 +52,17 @@ if TYPE_CHECKING:
         item_progress,
         section_items,
     )
+    from todo_ls.checklist.symbols import (
+        NO_TEXT,
+        Node,
+        Outline,
+        Symbol,
+        document_symbols,
+        node_symbol,
+        progress_label,
+        section_end,
+        text_span,
+    )
 
 _ENGINE = {
     "todo_ls.checklist.edits": (
@@ -52,6 +72,15 @@ _ENGINE = {
         "set_state_edits",
         "toggle_state",
     ),
+    "todo_ls.checklist.folding": (
+        "Fold",
+        "closed_runs",
+        "folding_ranges",
+        "heading_folds",
+        "item_folds",
+        "one_per_line",
+    ),
+    "todo_ls.checklist.fuzzy": ("OpenItems", "fuzzy_match", "fuzzy_pattern"),
     "todo_ls.checklist.incremental": ("reparse",),
     "todo_ls.checklist.parse": ("parse",),
     "todo_ls.checklist.progress": (
@@ -61,6 +90,17 @@ _ENGINE = {
         "heading_progress",
         "item_progress",
         "section_items",
+    ),
+    "todo_ls.checklist.symbols": (
+        "NO_TEXT",
+        "Node",
+        "Symbol",
+        "document_symbols",
+        "Outline",
+        "node_symbol",
+        "progress_label",
+        "section_end",
+        "text_span",
     ),
 }
 _MODULE_OF = {name: module for module, names in _ENGINE.items() for name in names}
@@ -79,26 +119,44 @@ def __getattr__(name: str) -> object:
 __all__ = [
     "CLOSED_STATES",
     "DEFAULT_STATES",
+    "NO_TEXT",
     "OPEN_STATES",
     "STATES",
     "Checklist",
     "FileItem",
+    "Fold",
     "Heading",
     "MarkerEdit",
+    "Node",
+    "OpenItems",
+    "Outline",
     "PlainListItem",
     "Progress",
     "StateRegistry",
+    "Symbol",
     "TaskItem",
     "apply_edits",
+    "closed_runs",
     "convert_to_task_edit",
     "descendants",
     "document_progress",
+    "document_symbols",
     "file_items",
+    "folding_ranges",
+    "fuzzy_match",
+    "fuzzy_pattern",
+    "heading_folds",
     "heading_progress",
+    "item_folds",
     "item_progress",
+    "node_symbol",
+    "one_per_line",
     "parse",
+    "progress_label",
     "reparse",
+    "section_end",
     "section_items",
     "set_state_edits",
+    "text_span",
     "toggle_state",
 ]

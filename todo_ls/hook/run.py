@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, TextIO
 
@@ -46,6 +46,7 @@ class _Call(NamedTuple):
     folder: Path  # the agent's project folder
     env: Mapping[str, str]
     now: float
+    log: Callable[[str], None]  # a line for the hook log
 
 
 def main(
@@ -117,15 +118,18 @@ def handle(
     folder = Path(os.path.normpath(os.path.abspath(protocol.project_dir(hook, host, env) or ".")))
     project = project_file.read(folder)
     settings, warnings = load(project.settings)
-    state_dir = Path(settings.state_dir).expanduser() if settings.state_dir else None
-    state_dir = state_dir or default_state_dir(env)
-    for line in ([project.error] if project.error else []) + warnings:
+    state_dir = default_state_dir(env)  # never the project file's (docs/security.md)
+
+    def log(line: str) -> None:
         _log(state_dir, f"{hook.host} {hook.host_event}: {line}")
+
+    for line in [*([project.error] if project.error else []), *project.ignored, *warnings]:
+        log(line)
     store = Store.open(state_dir, quiet=True)  # its warning is our log line
     try:
         if store.warning:  # moved aside or in memory: no history to keep a loop bounded
             raise HookFailure(f"state store unusable: {store.warning}")
-        call = _Call(hook, host, store, settings, folder, env, now)
+        call = _Call(hook, host, store, settings, folder, env, now, log)
         if hook.event == "stop":
             return _stop(call), state_dir, store
         _record(call)
@@ -136,7 +140,7 @@ def handle(
 
 
 def _record(call: _Call) -> None:
-    hook, host, store, settings, folder, _, now = call
+    hook, host, store, settings, folder, _, now, _ = call
     sid = hook.session_id
     nudge = hook.event == "prompt" and host.is_nudge_prompt(hook, store.hook_work(sid)[1])
     change = core.transition(hook, settings.pause_on_interrupt, nudge, host.waiting_notifications)
@@ -166,14 +170,14 @@ def _record(call: _Call) -> None:
 def _stop(call: _Call) -> str | None:
     from todo_ls.supervisor.policy import open_set, read_history
 
-    hook, host, store, settings, folder, env, now = call
+    hook, host, store, settings, folder, env, now, _ = call
     sid = hook.session_id
     path = hook.transcript_path
     transcript = Transcript.open(Path(path)) if path else None
     seen = evidence(transcript, host) if transcript else Evidence(None, None)
     todos = _store_own_list(call, host.own_list(hook, env, transcript)) or []
     own = [sources.Entry(t["content"], t["status"], t.get("priority")) for t in todos]
-    items = open_set(own, _file_items(folder, settings, store))
+    items = open_set(own, _file_items(folder, settings, store, call.log))
     open_hash = items.hash  # computed anew at each use: once here
     mark = core.work_mark(seen.tool_end, store.hook_work(sid)[0], todos)
     key = core.opportunity(hook.turn, mark, open_hash, hook)
@@ -219,17 +223,23 @@ def _stop(call: _Call) -> str | None:
     return answer
 
 
-def _file_items(folder: Path, settings: LightSettings, store: Store) -> list[FileItem]:
-    """Every task item of the folder's subscribed files: its `markdownFiles` plus what was
-    subscribed by command in an editor, minus what was unsubscribed there (as the language
-    server computes it, without loading its index)."""
+def _file_items(
+    folder: Path, settings: LightSettings, store: Store, log: Callable[[str], None]
+) -> list[FileItem]:
+    """Every task item of the folder's subscribed files: its `markdownFiles` (inside the
+    folder only: they are the project file's) plus what was subscribed by command in an
+    editor, minus what was unsubscribed there (as the language server computes it, without
+    loading its index)."""
     from todo_ls import checklist
     from todo_ls.checklist.model import StateRegistry
     from todo_ls.disk import DiskError, read_text
-    from todo_ls.globs import expand_patterns, normalize
+    from todo_ls.globs import expand_inside, normalize
 
     overrides = store.subscription_overrides(str(folder))
-    paths = set(expand_patterns(folder, settings.markdown_files))
+    expansion = expand_inside(folder, settings.markdown_files)
+    for line in expansion.outside:
+        log(line)
+    paths = set(expansion.paths)
     paths |= {normalize(p) for p in overrides.added}
     paths -= {normalize(p) for p in overrides.removed}
     registry = StateRegistry.from_settings(settings.states)
@@ -247,7 +257,7 @@ def _file_items(folder: Path, settings: LightSettings, store: Store) -> list[Fil
 def _store_own_list(call: _Call, found: list[sources.Todo] | None) -> list[sources.Todo] | None:
     """Store the session's own list `found` where its host keeps it, when it changed; without
     one, the list stored earlier (a todo tool call seen by the post-tool hook)."""
-    hook, _, store, _, _, env, now = call
+    hook, _, store, _, _, env, now, _ = call
     if found is None and hook.event == "tool-use":
         found = call.host.own_list(hook, env, None)  # a task tool: the task files changed
     stored = store.session_todos(hook.session_id)

@@ -1,7 +1,9 @@
 """The few `todoLs` settings the hook and `todo-ls check` read, validated without pydantic.
 
-They come from the project file (`todo-ls.toml`), the only settings a hook can see. A bad value
-gets the same one-line warning as in the editor, naming the key, and its default is used.
+They come from the project file (`todo-ls.toml`), the only settings a hook can see; it has no
+`stateDir` (the project file may not choose where todo-ls writes: the state folder is the
+environment's, `store.default_state_dir`). A bad value gets the same one-line warning as in
+the editor, naming the key, and its default is used.
 Keys these entry points do not use are left to the language server to validate.
 """
 
@@ -18,7 +20,6 @@ class LightSettings(NamedTuple):
 
     markdown_files: tuple[str, ...] = ()
     states: Mapping[str, list[str]] = DEFAULT_STATES  # never changed in place
-    state_dir: str | None = None
     enabled: bool = True
     pause_on_interrupt: bool = True
     max_no_progress_nudges: int = 5
@@ -48,7 +49,6 @@ def load(raw: Mapping[str, Any]) -> tuple[LightSettings, list[str]]:
 
     take("markdownFiles", raw.get("markdownFiles"), _paths, "markdown_files")
     take("states", raw.get("states"), _states, "states")
-    take("stateDir", raw.get("stateDir"), _text, "state_dir")
     supervisor = raw.get("supervisor")
     if supervisor is not None and not isinstance(supervisor, Mapping):
         warnings.append(_warning("supervisor", "must be a table"))
@@ -74,12 +74,6 @@ def _states(value: object) -> dict[str, list[str]]:
     if not isinstance(value, Mapping) or not all(isinstance(v, list) for v in value.values()):
         raise ValueError("must map state names to lists of marker characters")
     return merge_states(value)
-
-
-def _text(value: object) -> str:
-    if not isinstance(value, str):
-        raise ValueError("must be a string")
-    return value
 
 
 def _bool(value: object) -> bool:

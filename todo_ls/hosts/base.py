@@ -1,4 +1,4 @@
-"""The capability seam between the supervisor and an agent host (OpenCode 1.x or 2.x).
+"""The capability seam between the supervisor and an agent host (OpenCode 1.x or 2.x, Kilo).
 
 Every host streams events and takes nudges; beyond that each adapter says which optional
 capabilities it has, and the supervisor degrades where one is missing (no toast over HTTP on
@@ -27,7 +27,7 @@ class Capability(enum.Enum):
 
 @dataclass(frozen=True)
 class HostInfo:
-    kind: Literal["opencode-v1", "opencode-v2"]
+    kind: Literal["opencode-v1", "opencode-v2", "kilo"]
     url: str
     version: str | None
 

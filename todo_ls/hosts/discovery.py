@@ -4,14 +4,20 @@
 
 1. at the configured URL when `supervisor.url` is set (nothing else);
 2. at the registration file of a managed 2.x service;
-3. at the user's own `opencode` processes listening on loopback, on any port
-   (`todo_ls.hosts.local_servers`): each is confirmed by its API and matched to a workspace
-   folder by its directory (a TUI started with `--port N` in the project, `opencode serve`);
+3. at the user's own `opencode` (and Kilo's `kilo`) processes listening on loopback, on any
+   port (`todo_ls.hosts.local_servers`): each is confirmed by its API and matched to a
+   workspace folder by its directory (a TUI started with `--port N` in the project,
+   `opencode serve`, `kilo serve`); a process is asked only with its own line's password;
 4. where processes cannot be listed (neither /proc nor lsof), at `http://127.0.0.1:4096`.
 
 A probe is judged by its JSON body, never by the status alone: OpenCode 1.18 answers unknown
 paths with 200 and its web page. Host lines register here by adding a `Probe` to `PROBES`
-(the 2.x line adds its `/api/info`, `/api/health` probes in front of the 1.x one).
+(the 2.x line adds its `/api/info`, `/api/health` probes in front of the 1.x one; Kilo's
+`/global/health` probe, version 7.x, comes after it). A password belongs to its host kind:
+each probe sends only its own kind's (`supervisor.passwordEnv` aside). At a URL with
+`supervisor.host` `auto`, the kind is unknown until the server answers: OpenCode's probes send
+their passwords as before, Kilo's probe none (`Probe.password_needs_kind`); a local process is
+asked only as what its program is.
 """
 
 from __future__ import annotations
@@ -27,11 +33,13 @@ from typing import Any
 import httpx
 
 from todo_ls.config import SupervisorSettings
+from todo_ls.hosts import local_servers
 from todo_ls.hosts.base import Host, HostError
 from todo_ls.hosts.http import DEFAULT_USERNAME, HostHttp
 from todo_ls.hosts.local_servers import Listener, local_listeners
 from todo_ls.hosts.opencode_v1 import adapter as v1_adapter
 from todo_ls.hosts.opencode_v1 import identity as v1_identity
+from todo_ls.hosts.opencode_v1 import kilo
 from todo_ls.hosts.opencode_v2 import adapter as v2_adapter
 from todo_ls.hosts.opencode_v2 import identity as v2_identity
 from todo_ls.hosts.opencode_v2 import registration as v2_registration
@@ -53,10 +61,20 @@ class Probe:
     password_env: str  # default env var of the password for this host line
     build: Callable[[HostHttp, str, Sequence[str]], Host]  # (http, version, directories)
     legacy_password_env: str | None = None  # read when `password_env` is unset (2.x: the 1.x name)
+    program: str = local_servers.PROGRAM  # the process name of this line's servers
+    username_env: str = v1_adapter.USERNAME_ENV
+    default_username: str = DEFAULT_USERNAME
+    # Send this line's password only where the server is known to be of this line (a process
+    # of `program`, or `supervisor.host` naming it), never to a URL `auto` is still guessing at.
+    password_needs_kind: bool = False
 
 
 def _v1_build(http: HostHttp, version: str, directories: Sequence[str]) -> Host:
     return v1_adapter.OpenCodeV1Host(http, version=version, directories=directories)
+
+
+def _kilo_build(http: HostHttp, version: str, directories: Sequence[str]) -> Host:
+    return v1_adapter.OpenCodeV1Host(http, version=version, directories=directories, kind=kilo.KIND)
 
 
 def _v2_build(http: HostHttp, version: str, directories: Sequence[str]) -> Host:
@@ -87,12 +105,24 @@ PROBES: list[Probe] = [
         v1_adapter.PASSWORD_ENV,
         _v1_build,
     ),
+    Probe(
+        kilo.KIND,
+        "/global/health",
+        kilo.version_of,
+        kilo.PASSWORD_ENV,
+        _kilo_build,
+        program=kilo.PROGRAM,
+        username_env=kilo.USERNAME_ENV,
+        default_username=kilo.DEFAULT_USERNAME,
+        password_needs_kind=True,  # OpenCode's probes come first at a URL: not their server
+    ),
 ]
 
 
 NOT_FOUND_HINT = (
     "start the OpenCode TUI with `opencode --port 4096` (without --port it opens no port), "
-    "or run `opencode serve` and then `opencode attach http://127.0.0.1:4096`, "
+    "or run `opencode serve` and then `opencode attach http://127.0.0.1:4096` "
+    "(Kilo: `kilo serve`, then `kilo attach <its url>`), "
     "or set todoLs.supervisor.url"
 )
 
@@ -126,7 +156,9 @@ async def connect_host(
             return await _connect_local(found, probes, settings, env, directories, transport)
     url = settings.url or DEFAULT_URL
     try:
-        probe, http, version = await _identify(url, probes, settings, env, transport)
+        probe, http, version = await _identify(
+            url, probes, settings, env, transport, kind_known=settings.host != "auto"
+        )
     except HostError as exc:
         if settings.url is None and exc.kind == "unreachable":
             raise HostError(
@@ -143,19 +175,24 @@ def _client(
     settings: SupervisorSettings,
     env: Mapping[str, str],
     transport: httpx.AsyncBaseTransport | None,
+    *,
+    kind_known: bool = True,
     **limits: Any,
 ) -> HostHttp:
-    """The HTTP client for `probe`'s host line at `url`, with that line's password."""
+    """The HTTP client for `probe`'s host line at `url`, with that line's password (when
+    `kind_known` is False, not for a line whose password needs its kind known)."""
     env_name = settings.password_env or probe.password_env
     password = env.get(env_name)
     hint = f"check the password in ${env_name}"
     if not settings.password_env and probe.legacy_password_env:
         password = password or env.get(probe.legacy_password_env)
         hint += f" or ${probe.legacy_password_env}"
+    if _withheld(probe, settings, kind_known):
+        password = None
     return HostHttp(
         url,
         password=password or None,
-        username=env.get(v1_adapter.USERNAME_ENV) or DEFAULT_USERNAME,
+        username=env.get(probe.username_env) or probe.default_username,
         auth_hint=hint,
         transport=transport,
         **limits,
@@ -168,18 +205,26 @@ async def _identify(
     settings: SupervisorSettings,
     env: Mapping[str, str],
     transport: httpx.AsyncBaseTransport | None,
+    *,
+    kind_known: bool = True,
     **limits: Any,
 ) -> tuple[Probe, HostHttp, str]:
     """The first probe that recognises the server at `url`, its open client and the version.
-    Raises the most telling HostError when none does."""
+    Raises the most telling HostError when none does. `kind_known`: see `_client`."""
     errors: list[HostError] = []
+    withheld: list[str] = []  # what to set so that a withheld password is sent
     for probe in probes:
-        http = _client(url, probe, settings, env, transport, **limits)
+        http = _client(url, probe, settings, env, transport, kind_known=kind_known, **limits)
         try:
             body = await http.get_json(probe.path)
         except HostError as exc:
             await http.aclose()
             errors.append(exc)
+            if exc.kind == "unauthorized" and _withheld(probe, settings, kind_known):
+                withheld.append(
+                    f"for a {probe.kind} server set supervisor.host to {probe.kind} "
+                    f"(${probe.password_env} is sent only then)"
+                )
             if exc.kind == "unreachable":
                 break  # nothing listens: the other paths would not answer either
             continue
@@ -189,7 +234,15 @@ async def _identify(
             errors.append(HostError("protocol", f"GET {probe.path}: not {probe.kind}"))
             continue
         return probe, http, version
-    raise _most_telling(errors)
+    error = _most_telling(errors)
+    if error.kind == "unauthorized" and withheld:
+        raise HostError("unauthorized", "; ".join([str(error), *withheld]))
+    raise error
+
+
+def _withheld(probe: Probe, settings: SupervisorSettings, kind_known: bool) -> bool:
+    """Whether `probe`'s password stays home: its kind is not known yet (see `Probe`)."""
+    return probe.password_needs_kind and not kind_known and not settings.password_env
 
 
 def _most_telling(errors: Sequence[HostError]) -> HostError:
@@ -216,10 +269,19 @@ async def _connect_local(
     directories: Sequence[str],
     transport: httpx.AsyncBaseTransport | None,
 ) -> Host:
-    """The adapter for the best-matching local OpenCode server (see `_candidate`)."""
-    by_port = list({listener.port: listener for listener in listeners}.values())
+    """The adapter for the best-matching local OpenCode server (see `_candidate`). A process
+    is probed only as its own line (an `opencode` as OpenCode, a `kilo` as Kilo), so it never
+    sees another line's password."""
+    by_port = [
+        x
+        for x in {listener.port: listener for listener in listeners}.values()
+        if _probes_of(x, probes)
+    ]
     judged = await asyncio.gather(
-        *(_candidate(x, probes, settings, env, directories, transport) for x in by_port)
+        *(
+            _candidate(x, _probes_of(x, probes), settings, env, directories, transport)
+            for x in by_port
+        )
     )
     candidates = [c for c in judged if isinstance(c, _Candidate)]
     if candidates:
@@ -231,6 +293,10 @@ async def _connect_local(
         http = _client(url, best.probe, settings, env, transport)
         return best.probe.build(http, best.version, directories)
     raise _not_found(list(zip(by_port, judged, strict=True)))
+
+
+def _probes_of(listener: Listener, probes: Sequence[Probe]) -> list[Probe]:
+    return [p for p in probes if p.program == listener.program]
 
 
 def _not_found(judged: Sequence[tuple[Listener, _Candidate | HostError | str]]) -> HostError:
@@ -265,7 +331,7 @@ async def _candidate(
         log.debug("local listener %s (pid %d): %s", listener.url, listener.pid, exc)
         return exc
     try:
-        if probe.kind != v1_adapter.KIND:
+        if probe.kind == v2_adapter.KIND:
             return _Candidate(listener, probe, version, 3)  # 2.x serves every location
         rank, directory = await _v1_rank(http, listener, directories)
     except HostError as exc:

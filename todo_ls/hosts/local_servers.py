@@ -2,14 +2,16 @@
 
 The OpenCode TUI opens no port unless started with `--port N`, and then on a port of the
 user's choosing; `opencode serve` may run on any port too. Rather than guess ports, this
-module lists the user's own `opencode` processes that hold a listening TCP socket. Discovery
+module lists the user's own `opencode` processes (and Kilo's `kilo`, the same server under
+another name) that hold a listening TCP socket. Discovery
 then confirms each one by its API and matches it to the workspace folder (see
 `todo_ls.hosts.discovery`); nothing here talks HTTP.
 
 - Linux: `/proc/<pid>/cmdline` and `exe` name the program, `/proc/<pid>/fd` holds its socket
   inodes, `/proc/<pid>/net/tcp` and `tcp6` say which inodes listen and on which port.
   `scan_proc` does the reads; the parsing below it is pure and unit-tested on text.
-- macOS: `lsof -a -u <uid> -c opencode -iTCP -sTCP:LISTEN -Fpcn`, parsed by `parse_lsof`.
+- macOS: `lsof -a -u <uid> -c opencode -c kilo -iTCP -sTCP:LISTEN -Fpcn`, parsed by
+  `parse_lsof`.
 """
 
 from __future__ import annotations
@@ -27,17 +29,19 @@ from pathlib import Path, PurePath
 log = logging.getLogger(__name__)
 
 PROGRAM = "opencode"
+PROGRAMS = (PROGRAM, "kilo")  # `kilo serve` / `kilo --port N`: OpenCode 1.x's server (Kilo)
 _LISTEN = "0A"  # TCP state LISTEN in /proc/net/tcp
 _LAUNCHERS = frozenset({"node", "bun", "nodejs"})  # `node …/bin/opencode` from an npm install
 
 
 @dataclass(frozen=True)
 class Listener:
-    """One OpenCode process and a loopback port it listens on."""
+    """One OpenCode (or Kilo) process and a loopback port it listens on."""
 
     pid: int
     port: int
     argv: tuple[str, ...] = ()
+    program: str = PROGRAM  # one of PROGRAMS: which server line it can be
 
     @property
     def url(self) -> str:
@@ -52,14 +56,14 @@ class Listener:
 # --- pure ----------------------------------------------------------------------------------
 
 
-def is_opencode(argv: Sequence[str], exe: str | None) -> bool:
-    """Whether a process is OpenCode: its executable or its program argument is `opencode`."""
+def program_of(argv: Sequence[str], exe: str | None) -> str | None:
+    """Which of PROGRAMS a process is (its executable or its program argument), else None."""
     names = [PurePath(exe).name] if exe else []
     if argv:
         names.append(PurePath(argv[0]).name)
         if PurePath(argv[0]).name in _LAUNCHERS and len(argv) > 1:
             names.append(PurePath(argv[1]).name)
-    return PROGRAM in names
+    return next((name for name in names if name in PROGRAMS), None)
 
 
 def _reachable(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
@@ -112,7 +116,7 @@ def socket_inode(link: str) -> int | None:
 
 def parse_lsof(output: str) -> list[Listener]:
     """Listeners from `lsof -F pcn` output (`p<pid>`, `c<command>`, `n<address:port>` lines).
-    Only loopback or any-address listeners of a command named `opencode` count."""
+    Only loopback or any-address listeners of a command named as one of PROGRAMS count."""
     found: list[Listener] = []
     pid: int | None = None
     command = ""
@@ -123,7 +127,7 @@ def parse_lsof(output: str) -> list[Listener]:
             command = ""
         elif tag == "c":
             command = value
-        elif tag == "n" and pid is not None and command == PROGRAM:
+        elif tag == "n" and pid is not None and command in PROGRAMS:
             host, _, port = value.rpartition(":")
             host = host.strip("[]")
             if not port.isdigit():
@@ -137,7 +141,7 @@ def parse_lsof(output: str) -> list[Listener]:
                 else:
                     if not _reachable(address):
                         continue
-            found.append(Listener(pid, int(port), (command,)))
+            found.append(Listener(pid, int(port), (command,), command))
     return sorted(set(found), key=lambda x: (x.port, x.pid))
 
 
@@ -152,7 +156,8 @@ def _read(path: Path) -> str | None:
 
 
 def scan_proc(root: Path = Path("/proc"), uid: int | None = None) -> list[Listener]:
-    """OpenCode listeners among the processes of `uid` (default: this user) under `root`.
+    """OpenCode (and Kilo) listeners among the processes of `uid` (default: this user) under
+    `root`.
 
     A process that ends or hides its files halfway is skipped; nothing here raises OSError.
     """
@@ -175,7 +180,8 @@ def scan_proc(root: Path = Path("/proc"), uid: int | None = None) -> list[Listen
         exe: str | None = None
         with contextlib.suppress(OSError):
             exe = os.readlink(entry / "exe")
-        if not is_opencode(argv, exe):
+        program = program_of(argv, exe)
+        if program is None:
             continue
         inodes = _socket_inodes(entry / "fd")
         if not inodes:
@@ -186,7 +192,7 @@ def scan_proc(root: Path = Path("/proc"), uid: int | None = None) -> list[Listen
             if text is not None:
                 ports.update(listening_ports(text))
         pid = int(entry.name)
-        found.update(Listener(pid, ports[i], argv) for i in inodes if i in ports)
+        found.update(Listener(pid, ports[i], argv, program) for i in inodes if i in ports)
     return sorted(found, key=lambda x: (x.port, x.pid))
 
 
@@ -205,9 +211,11 @@ def _socket_inodes(fd_dir: Path) -> set[int]:
 
 
 def scan_lsof(uid: int | None = None, timeout: float = 5.0) -> list[Listener]:
-    """OpenCode listeners of `uid` (default: this user) found by `lsof` (macOS, BSDs)."""
+    """OpenCode (and Kilo) listeners of `uid` (default: this user) found by `lsof` (macOS,
+    BSDs). Several `-c` select any of the names; `-a` ANDs that with the user and socket."""
     uid = os.getuid() if uid is None else uid
-    command = ["lsof", "-a", "-u", str(uid), "-c", PROGRAM, "-iTCP", "-sTCP:LISTEN", "-Fpcn"]
+    names = [arg for program in PROGRAMS for arg in ("-c", program)]
+    command = ["lsof", "-a", "-u", str(uid), *names, "-iTCP", "-sTCP:LISTEN", "-Fpcn"]
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
     except (OSError, subprocess.SubprocessError) as exc:
@@ -217,8 +225,8 @@ def scan_lsof(uid: int | None = None, timeout: float = 5.0) -> list[Listener]:
 
 
 def local_listeners(platform: str = sys.platform) -> list[Listener] | None:
-    """This user's OpenCode processes listening on loopback, on this platform's way; None
-    where there is none (discovery then falls back to OpenCode's default port)."""
+    """This user's OpenCode (and Kilo) processes listening on loopback, on this platform's
+    way; None where there is none (discovery then falls back to OpenCode's default port)."""
     if platform.startswith("linux") and Path("/proc/self").exists():
         return scan_proc()
     if platform == "darwin" or "bsd" in platform:

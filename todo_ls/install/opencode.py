@@ -3,10 +3,13 @@
 It edits `opencode.jsonc` or `opencode.json` (the project's, or the user's with `--scope user`)
 with minimal text edits, so comments and every other key stay as they were; a file it cannot
 parse is refused, never rewritten. Running it again changes nothing; `--uninstall` takes out
-exactly what it put in. The plugin file is referenced where todo-ls ships it, outside every
-OpenCode config folder: OpenCode installs its `@opencode-ai/plugin` package into each config
-folder at start when any plugin is configured, and a new config folder would cost an offline
-start ~70 s of waiting for the package registry.
+exactly what it put in: the file comes back byte for byte when todo-ls's entries were the only
+change (`originals` keeps the text from before the install; a file the install created is
+deleted), and otherwise an `mcp` object or `plugin` list the install added goes once empty.
+The plugin file is referenced where todo-ls ships it, outside every OpenCode config folder:
+OpenCode installs its `@opencode-ai/plugin` package into each config folder at start when any
+plugin is configured, and a new config folder would cost an offline start ~70 s of waiting for
+the package registry.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Protocol, TextIO
 
-from todo_ls.install import jsonc, todo_ls_command
+from todo_ls.install import jsonc, originals, todo_ls_command
 
 SERVER = "todo"
 PLUGIN_FILE = "todo-ls-v1.js"
@@ -146,6 +149,39 @@ def _edit_plugin(text: str, url: str | None) -> str:
     return jsonc.append_item(text, plugins.value, url)
 
 
+def uninstalled(text: str, original: originals.Original | None) -> str | None:
+    """`text` without todo-ls's entries; None: delete the file. When the file holds exactly
+    what the install wrote (`original`), the text from before the install (None when there was
+    no file); else the `mcp` / `plugin` keys the install added go too once they are empty."""
+    if not text.strip():
+        return text
+    removed = edit(text, None, None)
+    if removed == text or original is None:
+        return removed
+    if text == original.written:
+        return original.text if original.existed else None
+    removed = _drop_added_containers(removed, original.text)
+    if not original.existed and not _parse(removed).members:
+        return None
+    return removed
+
+
+def _drop_added_containers(text: str, before: str) -> str:
+    """`text` without the empty `mcp` / `plugin` members that `before` did not have."""
+    try:
+        had = {m.key for m in jsonc.parse(before).members} if before.strip() else set()
+    except jsonc.JsoncError:
+        return text  # not what the install read: nothing can be told apart
+    for key in ("mcp", "plugin"):
+        root = _parse(text)
+        found = jsonc.member(root, key)
+        if key in had or found is None or found.value.kind == "scalar":
+            continue
+        if not found.value.members and not found.value.items:
+            text = jsonc.remove_member(text, root, key)
+    return text
+
+
 def _value(text: str, node: jsonc.Node) -> Any:
     """The decoded value of a parsed node (comments inside it ignored)."""
     if node.kind == "object":
@@ -171,10 +207,13 @@ def install(options: InstallOptions) -> int:
     """Write (or with `uninstall` remove) todo-ls's entries; 0 on success, 1 when refused."""
     out = options.out
     path = config_file(options)
+    after: str | None
     try:
-        before = path.read_text(encoding="utf-8") if path.exists() else ""
+        existed = path.exists()
+        before = _read(path) if existed else ""
+        original = originals.load(path, options.env)
         if options.uninstall:
-            after = edit(before, None, None) if before else before
+            after = uninstalled(before, original) if existed else before
         else:
             command = [*shlex.split(options.command or todo_ls_command()), "mcp"]
             entry = {"type": "local", "command": command}
@@ -190,21 +229,26 @@ def install(options: InstallOptions) -> int:
         out.writelines(
             difflib.unified_diff(
                 before.splitlines(keepends=True),
-                after.splitlines(keepends=True),
+                (after or "").splitlines(keepends=True),
                 str(path),
-                f"{path} (after)",
+                f"{path} (after)" if after is not None else f"{path} (deleted)",
             )
         )
         out.write("(dry run: nothing written)\n")
         return 0
+    folder_existed = path.parent.is_dir()
     try:
         _write(path, before, after)
     except (InstallError, OSError) as err:
         out.write(f"todo-ls install opencode: {path}: {err}; nothing written\n")
         return 1
     if options.uninstall:
-        out.write(f"Removed the todo MCP server and the todo-ls plugin from {path}\n")
+        originals.forget(path, options.env)
+        gone = "; the install had created the file: deleted" if after is None else ""
+        out.write(f"Removed the todo MCP server and the todo-ls plugin from {path}{gone}\n")
         return 0
+    assert after is not None  # an install always leaves a file
+    _remember(path, options, before, after, existed=existed, folder_existed=folder_existed)
     out.write(
         f"Wrote the todo MCP server and the todo-ls plugin into {path}.\n"
         "Restart OpenCode; the agent then has todo_write / todo_read (shown as "
@@ -222,15 +266,49 @@ def install(options: InstallOptions) -> int:
     return 0
 
 
-def _write(path: Path, before: str, after: str) -> None:
-    """Atomic replace, refused when the file changed since it was read."""
-    now = path.read_text(encoding="utf-8") if path.exists() else ""
+def _remember(
+    path: Path,
+    options: InstallOptions,
+    before: str,
+    after: str,
+    *,
+    existed: bool,
+    folder_existed: bool,
+) -> None:
+    """Keep the file's text from before the first install (for the uninstall). An install
+    over todo-ls's own entries (a moved todo-ls) keeps that earlier text; without a record of
+    it, nothing is kept (restoring `before` would bring the old entries back)."""
+    fresh = edit(before, None, None) == before if before.strip() else True
+    if fresh:
+        kept = originals.Original(existed, before, after, folder_existed)
+    else:
+        earlier = originals.load(path, options.env)
+        if earlier is None:
+            return
+        kept = originals.Original(earlier.existed, earlier.text, after, earlier.folder_existed)
+    try:
+        originals.save(path, options.env, kept)
+    except OSError as err:  # the install itself is done; only a byte-exact uninstall is lost
+        options.out.write(f"Note: could not keep the original of {path} ({err})\n")
+
+
+def _read(path: Path) -> str:
+    """The file's text with its line endings as they are (a byte-exact uninstall)."""
+    return path.read_bytes().decode("utf-8")
+
+
+def _write(path: Path, before: str, after: str | None) -> None:
+    """Atomic replace (None: delete), refused when the file changed since it was read."""
+    now = _read(path) if path.exists() else ""
     if now != before:
         raise InstallError("the file changed while todo-ls was editing it; run again")
+    if after is None:
+        path.unlink()
+        return
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
             handle.write(after)
         if path.exists():
             os.chmod(tmp, path.stat().st_mode & 0o777)

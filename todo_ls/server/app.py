@@ -11,9 +11,12 @@ from todo_ls.server import (
     code_lens,
     commands,
     diagnostics,
+    document_symbols,
     documents,
+    folding,
     inlay_hints,
     lifecycle,
+    workspace_symbols,
 )
 from todo_ls.server.core import TodoLanguageServer
 from todo_ls.server.status import StatusPublisher
@@ -103,6 +106,9 @@ def create_server() -> TodoLanguageServer:
     inlay_hints.register(server)
     code_lens.register(server)
     commands.register(server)
+    document_symbols.register(server)
+    workspace_symbols.register(server)
+    folding.register(server)
     return server
 
 

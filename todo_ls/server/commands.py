@@ -33,7 +33,7 @@ def one_object(command: str, args: tuple[Any, ...], required: bool = True) -> Ma
     return args[0]
 
 
-def _field(
+def field_of(
     command: str, obj: Mapping[str, Any], name: str, kind: type, optional: bool = False
 ) -> Any:
     value = obj.get(name)
@@ -46,7 +46,7 @@ def _field(
 
 def _workspace(ls: TodoLanguageServer, command: str, obj: Mapping[str, Any]) -> Folder | None:
     """The workspace folder named by the optional `workspace` URI (None: every folder)."""
-    uri: str | None = _field(command, obj, "workspace", str, optional=True)
+    uri: str | None = field_of(command, obj, "workspace", str, optional=True)
     if uri is None:
         return None
     path = uri_to_path(uri)
@@ -57,7 +57,7 @@ def _workspace(ls: TodoLanguageServer, command: str, obj: Mapping[str, Any]) -> 
 
 
 def _line(command: str, obj: Mapping[str, Any]) -> int:
-    line: int = _field(command, obj, "line", int)
+    line: int = field_of(command, obj, "line", int)
     if line < 0:
         raise _invalid(f"{command}: `line` must be >= 0 (0-based)")
     return line
@@ -101,18 +101,18 @@ def register(server: TodoLanguageServer) -> None:
     async def toggle(ls: TodoLanguageServer, *args: Any) -> dict[str, Any]:
         obj = one_object("todoLs.toggle", args)
         if "sessionID" in obj:
-            session = _field("todoLs.toggle", obj, "sessionID", str)
-            index: int = _field("todoLs.toggle", obj, "index", int)
-            content: str | None = _field("todoLs.toggle", obj, "content", str, optional=True)
+            session = field_of("todoLs.toggle", obj, "sessionID", str)
+            index: int = field_of("todoLs.toggle", obj, "index", int)
+            content: str | None = field_of("todoLs.toggle", obj, "content", str, optional=True)
             return ls.supervision.toggle_todo(session, index, content)
-        uri = _field("todoLs.toggle", obj, "uri", str)
+        uri = field_of("todoLs.toggle", obj, "uri", str)
         return await set_item_state(ls, uri, _line("todoLs.toggle", obj), None)
 
     @server.command("todoLs.setState")
     async def set_state(ls: TodoLanguageServer, *args: Any) -> dict[str, Any]:
         obj = one_object("todoLs.setState", args)
-        uri = _field("todoLs.setState", obj, "uri", str)
-        state = _field("todoLs.setState", obj, "state", str)
+        uri = field_of("todoLs.setState", obj, "uri", str)
+        state = field_of("todoLs.setState", obj, "state", str)
         if state not in STATES:
             raise _invalid(f"todoLs.setState: unknown state {state!r}; one of {list(STATES)}")
         return await set_item_state(ls, uri, _line("todoLs.setState", obj), state)
@@ -121,7 +121,7 @@ def register(server: TodoLanguageServer) -> None:
         ls: TodoLanguageServer, command: str, args: tuple[Any, ...]
     ) -> dict[str, Any]:
         obj = one_object(command, args)
-        target = _field(command, obj, "uri", str)
+        target = field_of(command, obj, "uri", str)
         index = ls.workspace_index
         try:
             path = index.resolve_target(target)
@@ -168,7 +168,7 @@ def register(server: TodoLanguageServer) -> None:
     ) -> tuple[str | None, str | None]:
         """`{sessionID?, workspace?}`: one session, or every session (of one folder)."""
         obj = one_object(command, args, required=False)
-        session: str | None = _field(command, obj, "sessionID", str, optional=True)
+        session: str | None = field_of(command, obj, "sessionID", str, optional=True)
         folder = _workspace(ls, command, obj)
         return session, folder.key if folder is not None else None
 

@@ -166,6 +166,8 @@ class Configuration:
             for project in self._project_files.values():
                 if project.error is not None:
                     self._ls.warn_once(f"todo-ls: {project.error}")
+                for line in project.ignored:
+                    self._ls.warn_once(f"todo-ls: {line}")
             self._apply(resolved, notify=True)
         finally:
             self._end_fetch()
@@ -216,6 +218,14 @@ class Configuration:
             return self._pushed
         return self._initialization_options
 
+    def _editor_names_files(self, key: str) -> bool:
+        """The editor sets the `markdownFiles` of the folder `key`: the user's choice, which
+        may name any file. Otherwise they are the project file's, kept inside the folder."""
+        editor = self._editor_settings(key)
+        return isinstance(editor, Mapping) and bool(
+            {"markdownFiles", "markdown_files"} & set(editor)
+        )
+
     def _resolve(self) -> dict[str, LoadedSettings]:
         """Validated settings per folder key."""
         return {f.key: self._resolve_folder(f.key) for f in self._ls.workspace_index.folders}
@@ -254,10 +264,13 @@ class Configuration:
         if previous is not None and by_folder == self._by_folder and first == previous:
             return  # VS Code sends didChangeConfiguration on any change, even of others
         self._by_folder, self._first = by_folder, first
+        confined = {key for key in by_folder if not self._editor_names_files(key)}
         self._ls.workspace_index.configure(
             first.markdown_files,
             StateRegistry.from_settings(first.states),
             folder_patterns={key: s.markdown_files for key, s in by_folder.items()},
+            confined=confined,
+            default_confined=not folders or folders[0].key in confined,
         )
         if not notify:
             return

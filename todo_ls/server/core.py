@@ -58,7 +58,7 @@ class TodoLanguageServer(LanguageServer):
         super().__init__("todo-ls", __version__, protocol_cls=TodoProtocol)
         self.configuration = Configuration(self)
         self.client_ready = False  # `initialized` arrived: the client shows window/logMessage
-        self.workspace_index = WorkspaceIndex()
+        self.workspace_index = WorkspaceIndex(warn=self.warn_once)
         self.store: Store | None = None
         self.supervision = Supervision(self)
         self.generation = 0  # bumped when settings or subscriptions change (diagnostic ids)

@@ -1,11 +1,12 @@
 """Sessions of agents reached through hooks (Claude Code, Codex CLI, Gemini CLI), as the
 language server shows and commands them.
 
-Their hook processes write each session's state to the shared store; this module lists the
-sessions of the workspace's folders in the `todoLs/status` shape and applies `todoLs.pause` /
-`todoLs.resume` to them through the store (the hook honours the pause at the next Stop). They
-cannot be prompted from outside, so `todoLs.nudge` skips them with a reason: the hook nudges
-them at their next Stop. `watch` notices other processes' writes by polling SQLite's
+Their hook processes write each session's state to the shared store; this module is the
+`SessionSource` (supervisor/session_source.py) of those sessions: it lists the sessions of the
+workspace's folders as records and applies `todoLs.pause` / `todoLs.resume` to them through the
+store (the hook honours the pause at the next Stop). The detail shown is the one the hook
+stored. They cannot be prompted from outside, so `todoLs.nudge` skips them with a reason: the
+hook nudges them at their next Stop. `watch` notices other processes' writes by polling SQLite's
 `PRAGMA data_version` (one cheap query), so a hook event shows within a second.
 """
 
@@ -21,8 +22,10 @@ from todo_ls.checklist.model import FileItem
 from todo_ls.hook.sources import Entry
 from todo_ls.store import HookSession, Store
 from todo_ls.supervisor.clock import Clock
-from todo_ls.supervisor.policy import SessionState, open_set
-from todo_ls.supervisor.session_todos import combined, session_items, todo_summary
+from todo_ls.supervisor.policy import SessionState, aggregate_state, open_set
+from todo_ls.supervisor.session_record import SessionDetail, SupervisedSession
+from todo_ls.supervisor.session_source import only_the_agent
+from todo_ls.supervisor.session_todos import ListedTodo, combined, session_items, todo_summary
 from todo_ls.workspace import innermost_folder
 
 log = logging.getLogger(__name__)
@@ -61,7 +64,7 @@ class HookSessions:
         self._clock = clock
         self._scope = scope
 
-    def sessions(self, folder: str | None = None) -> list[HookSession]:
+    def listed(self, folder: str | None = None) -> list[HookSession]:
         """Sessions of the workspace (any folder, or all with scope `all`) that have not
         ended and were heard from recently; of one workspace folder when given (with scope
         `all`, sessions outside every folder belong to the first)."""
@@ -80,7 +83,11 @@ class HookSessions:
 
     def find(self, session_id: str) -> HookSession | None:
         """The listed session with this id."""
-        return next((s for s in self.sessions() if s.session_id == session_id), None)
+        return next((s for s in self.listed() if s.session_id == session_id), None)
+
+    def owns(self, session_id: str) -> bool:
+        """A listed session: its commands go through the store."""
+        return self.find(session_id) is not None
 
     def _state(self, session: HookSession) -> tuple[SessionState, str | None]:
         pause = self._store.paused(session.session_id)
@@ -92,46 +99,56 @@ class HookSessions:
             return "idle", None
         return _STATES.get(session.state, "idle"), None
 
-    def states(self, folder: str | None = None) -> list[SessionState]:
-        """The state of each listed session (of `folder`), for the status word."""
-        return [self._state(s)[0] for s in self.sessions(folder)]
+    def state_word(self, folder: str | None = None) -> SessionState | None:
+        """The most urgent state of the listed sessions (of `folder`), for the status word."""
+        return aggregate_state(self._state(s)[0] for s in self.listed(folder))
 
-    def items(self, folder: str | None = None) -> list[dict[str, Any]]:
+    def session_todos(self, session_id: str) -> tuple[ListedTodo, ...]:
+        """The session's list as the store mirrors it from the agent's own."""
+        return combined((), self._store.session_todos(session_id))
+
+    def session_list_items(self, folder: str | None = None) -> list[dict[str, Any]]:
         """The items of each listed session's own list (of `folder`), for `todoLs.list`."""
         found: list[dict[str, Any]] = []
-        for session in self.sessions(folder):
-            listed = combined((), self._store.session_todos(session.session_id))
-            found += session_items(session.session_id, listed)
+        for session in self.listed(folder):
+            found += session_items(session.session_id, self.session_todos(session.session_id))
         return found
 
-    def entries(self, folder: str | None = None) -> list[dict[str, Any]]:
-        """The listed sessions (of `folder`) in the `todoLs/status` session shape."""
+    def read_only(self, session_id: str, item: ListedTodo) -> str | None:
+        """The stored list mirrors the agent's own (TodoWrite, its tasks, the Codex plan) and
+        is rewritten from it at the next hook event: no item can be toggled."""
+        session = self.find(session_id)
+        return only_the_agent(f"{session.host if session else 'the agent'}'s")
+
+    def todos_written(self, session_id: str) -> None:
+        """Nothing to do: the hook reads the store at the session's next Stop."""
+
+    def sessions(self, folder: str | None = None) -> list[SupervisedSession]:
+        """The listed sessions (of `folder`) as records."""
         out = []
         folders = self._folders()
-        for session in self.sessions(folder):
+        for session in self.listed(folder):
             state, paused = self._state(session)
             todos = self._store.session_todos(session.session_id)
-            folder = innermost_folder(session.directory, folders)
+            home = innermost_folder(session.directory, folders)
             items = open_set(
-                _entries(todos or []), self._file_items(folder) if folder is not None else []
+                _entries(todos or []), self._file_items(home) if home is not None else []
             )
-            entry: dict[str, Any] = {
-                "id": session.session_id,
-                "title": session.title,
-                "host": session.host,
-                "state": state,
-                "detail": session.detail,
-                "open": len(items.items),
-                "nudges": self._store.episode_nudge_count(session.session_id),
-                "pausedReason": paused,
-            }
-            summary = todo_summary(combined((), todos))
-            if summary is not None:
-                entry["todos"] = summary
-            out.append(entry)
+            record = SupervisedSession(
+                id=session.session_id,
+                host=session.host,
+                title=session.title,
+                state=state,
+                detail=SessionDetail.of(session.detail),
+                open=len(items.items),
+                nudges=self._store.episode_nudge_count(session.session_id),
+                paused_reason=paused,
+                todos=todo_summary(combined((), todos)),
+            )
+            out.append(record)
         return out
 
-    def pause(self, session_id: str | None, folder: str | None = None) -> list[dict[str, Any]]:
+    def pause(self, session_id: str | None, folder: str | None = None) -> dict[str, Any]:
         """Pause one listed session, or all of them (of `folder`); the hook honours it at the
         next Stop."""
         now = self._clock.now()
@@ -139,9 +156,9 @@ class HookSessions:
         for session in self._targets(session_id, folder):
             self._store.pause(session.session_id, "user", now)
             done.append({"id": session.session_id, "state": "paused"})
-        return done
+        return {"sessions": done}
 
-    def resume(self, session_id: str | None, folder: str | None = None) -> list[dict[str, Any]]:
+    def resume(self, session_id: str | None, folder: str | None = None) -> dict[str, Any]:
         """Lift the pause of one listed session (or of all, of `folder`) and start a new
         episode."""
         now = self._clock.now()
@@ -154,22 +171,23 @@ class HookSessions:
                     session.session_id, session.host, session.directory, "idle", now
                 )
             done.append({"id": session.session_id, "state": self._state_of(session.session_id)})
-        return done
+        return {"sessions": done}
 
     def _state_of(self, session_id: str) -> SessionState | None:
         session = self._store.hook_session(session_id)
         return None if session is None else self._state(session)[0]
 
-    def nudge(self, session_id: str | None, folder: str | None = None) -> list[dict[str, Any]]:
+    async def nudge(self, session_id: str | None, folder: str | None = None) -> dict[str, Any]:
         """`todoLs.nudge`: these sessions are skipped, with the reason."""
-        return [
+        skipped = [
             {"sessionID": s.session_id, "reason": NOT_PROMPTABLE.format(host=s.host)}
             for s in self._targets(session_id, folder)
         ]
+        return {"sent": [], "skipped": skipped}
 
     def _targets(self, session_id: str | None, folder: str | None = None) -> list[HookSession]:
         if session_id is None:
-            return self.sessions(folder)
+            return self.listed(folder)
         found = self.find(session_id)
         return [found] if found is not None else []
 

@@ -13,14 +13,6 @@ from todo_ls.server.positions import Encoding
 from todo_ls.workspace import FileState, uri_to_path
 
 
-def progress_label(progress: Progress) -> str:
-    """`3/7 done`, plus ` · 1 canceled` when any item is canceled."""
-    label = f"{progress.done}/{progress.total} done"
-    if progress.canceled:
-        label += f" · {progress.canceled} canceled"
-    return label
-
-
 def progress_hints(
     state: FileState, first_line: int, last_line: int, encoding: Encoding
 ) -> list[types.InlayHint]:
@@ -42,7 +34,7 @@ def progress_hints(
     return [
         types.InlayHint(
             position=encoding.position(lines, line, len(lines[line]) if line < len(lines) else 0),
-            label=progress_label(progress),
+            label=engine.progress_label(progress),
             padding_left=True,
         )
         for line, progress in sorted(found, key=lambda f: f[0])

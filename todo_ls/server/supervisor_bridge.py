@@ -13,6 +13,11 @@ object `ls` (kept to this small surface on purpose):
 - `ls.status_changed()`: republish `todoLs/status` (the default `on_change`);
 - `ls.window_show_message(...)`: tell the user about a nudge where the host shows no toast.
 
+The sessions come from a list of `SessionSource`s (supervisor/session_source.py): the
+runtime's (an OpenCode or Kilo server) and the hook hosts' (`server/hook_sessions.py`). The
+status lists every source's records, and a command naming a session goes to the source that
+owns it; without a session, to every source.
+
 No pygls import here: messages go through the server object the bridge is given.
 """
 
@@ -24,7 +29,7 @@ import logging
 import os
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from lsprotocol import types
 
@@ -33,13 +38,14 @@ from todo_ls.supervisor.clock import Clock, SystemClock
 if TYPE_CHECKING:  # these load on `initialized`, after the `initialize` answer
     from todo_ls.config import SupervisorSettings
     from todo_ls.hosts.base import Host
-    from todo_ls.server.hook_sessions import HookSessions
     from todo_ls.store import Store
     from todo_ls.supervisor.runtime import Runtime
+    from todo_ls.supervisor.session_source import SessionSource
 
 log = logging.getLogger(__name__)
 
 NOT_RUNNING = "supervisor not running"
+_T = TypeVar("_T")
 
 
 class Supervision:
@@ -59,8 +65,9 @@ class Supervision:
         self._connect = connect or _discover
         self._clock = clock or SystemClock()
         self._runtime: Runtime | None = None
-        # Sessions of agents reached through hooks: listed from the store beside the runtime's.
-        self._hooks: HookSessions | None = None
+        # Every kind of supervised session, in the order the status lists them: the runtime's,
+        # then those of agents reached through hooks (from the store).
+        self._sources: list[SessionSource] = []
         self._hook_watch: asyncio.Task[None] | None = None
         self._own_store: Store | None = None
         self._started = False
@@ -85,10 +92,10 @@ class Supervision:
 
         store = self._store()
         workspace = IndexWorkspace(self._ls.workspace_index)
-        self._hooks = HookSessions(
+        hooks = HookSessions(
             store, workspace.folders, workspace.file_items, self._clock, settings.scope
         )
-        self._hook_watch = asyncio.get_running_loop().create_task(self._hooks.watch(self._changed))
+        self._hook_watch = asyncio.get_running_loop().create_task(hooks.watch(self._changed))
 
         async def connect() -> Host:
             return await self._connect(settings, list(workspace.folders()))
@@ -104,6 +111,7 @@ class Supervision:
             folder_settings=self._folder_settings(),
             rediscover=self._connect is _discover and settings.url is None,
         )
+        self._sources = [self._runtime, hooks]
         self._runtime.start()
         log.info("supervisor started (host %s, scope %s)", settings.host, settings.scope)
         self._changed()
@@ -115,7 +123,7 @@ class Supervision:
 
     async def _stop_runtime(self) -> None:
         watch, self._hook_watch = self._hook_watch, None
-        self._hooks = None
+        self._sources = []
         if watch is not None:
             watch.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -158,143 +166,149 @@ class Supervision:
     # --- status -----------------------------------------------------------------------------
 
     def status(self, folder: str | None = None) -> dict[str, Any]:
-        """The `supervisor` part of `todoLs/status` (camelCase wire shape): the runtime's
-        sessions, then those of agents reached through hooks; of one workspace folder (its
-        `key`) or, without one, of every folder."""
+        """The `supervisor` part of `todoLs/status` (camelCase wire shape): every source's
+        sessions; of one workspace folder (its `key`) or, without one, of every folder."""
         if self._runtime is None:
             return {
                 "enabled": self._enabled(),
                 "host": None,
                 "sessions": [],
             }
-        status = self._runtime.status(folder)
-        if self._hooks is not None:
-            status["sessions"] = [*status["sessions"], *self._hook_entries(folder)]
-        return status
+        sessions = [
+            record.to_wire()
+            for source in self._sources
+            for record in self._ask(source, "list the sessions", source.sessions, folder) or []
+        ]
+        return {"enabled": True, "host": self._runtime.host_status(), "sessions": sessions}
 
     def state_word(self, folder: str | None = None) -> str | None:
-        """One word for the status text (`working`, `idle`, …) or None. Without an OpenCode
-        server the word is `disconnected` unless a hook-host session is listed."""
-        runtime = self._runtime
-        if runtime is None:
-            return None
-        from todo_ls.supervisor.policy import aggregate_state
+        """One word for the status text (`working`, `idle`, …) or None: the most urgent of
+        the sources' words; `disconnected` only when no source sees a session (no OpenCode
+        server and no hook-host session)."""
+        from todo_ls.supervisor.policy import SessionState, aggregate_state
+        from todo_ls.supervisor.session_source import DISCONNECTED
 
-        hooks = self._hook_states(folder)
-        word = runtime.state_word(folder)
-        if not hooks:
-            return word
-        if word == "disconnected":
-            return aggregate_state(hooks)
-        return aggregate_state([*hooks, *([word] if word else [])])  # type: ignore[list-item]
+        seen: list[SessionState] = []
+        disconnected = False
+        for source in self._sources:
+            word = self._ask(source, "read the sessions", source.state_word, folder)
+            if word == DISCONNECTED:
+                disconnected = True
+            elif word is not None:
+                seen.append(word)
+        if seen:
+            return aggregate_state(seen)
+        return DISCONNECTED if disconnected else None
 
     def session_items(self, folder: str | None = None) -> list[dict[str, Any]]:
         """The items of the listed sessions' own todo lists, for `todoLs.list`."""
-        runtime = self._runtime
-        if runtime is None:
-            return []
-        found = runtime.session_list_items(folder)
-        try:
-            hook_items = [] if self._hooks is None else self._hooks.items(folder)
-        except Exception:
-            log.exception("supervisor: cannot list the hook-host sessions' todos")
-            hook_items = []
-        return [*found, *hook_items]
+        return [
+            item
+            for source in self._sources
+            for item in self._ask(
+                source, "list the sessions' todos", source.session_list_items, folder
+            )
+            or []
+        ]
 
-    def _hook_entries(self, folder: str | None) -> list[dict[str, Any]]:
+    def _ask(
+        self, source: SessionSource, what: str, call: Callable[[str | None], _T], folder: str | None
+    ) -> _T | None:
+        """One source's answer, or None (logged) when it fails: a source that cannot answer
+        does not take the others' sessions out of the status."""
         try:
-            return [] if self._hooks is None else self._hooks.entries(folder)
+            return call(folder)
         except Exception:
-            log.exception("supervisor: cannot list the hook-host sessions")
-            return []
+            log.exception("supervisor: cannot %s of %s", what, type(source).__name__)
+            return None
 
-    def _hook_states(self, folder: str | None) -> list[Any]:
-        try:
-            return [] if self._hooks is None else self._hooks.states(folder)
-        except Exception:
-            log.exception("supervisor: cannot read the hook-host sessions")
-            return []
+    def _owner(self, session_id: str) -> SessionSource | None:
+        return next((source for source in self._sources if source.owns(session_id)), None)
 
     # --- commands ---------------------------------------------------------------------------
 
     async def nudge(self, session_id: str | None, folder: str | None = None) -> dict[str, Any]:
+        """`todoLs.nudge`: the owner of `session_id`, or every source (of `folder`)."""
+        from todo_ls.supervisor.session_source import NO_SESSION, NOT_SUPERVISED
+
         if self._runtime is None:
             return {"sent": [], "skipped": [{"sessionID": session_id, "reason": NOT_RUNNING}]}
-        hooks = self._hooks
-        if hooks is not None and session_id is not None and hooks.find(session_id):
-            return {"sent": [], "skipped": hooks.nudge(session_id)}
-        result = await self._runtime.nudge(session_id, folder)
-        if hooks is not None and session_id is None:
-            extra = hooks.nudge(None, folder)
-            if extra:  # "no supervised session" no longer holds
-                kept = [s for s in result["skipped"] if s.get("sessionID") is not None]
-                result["skipped"] = [*kept, *extra]
+        if session_id is not None:
+            owner = self._owner(session_id)
+            if owner is None:
+                return {
+                    "sent": [],
+                    "skipped": [{"sessionID": session_id, "reason": NOT_SUPERVISED}],
+                }
+            return await owner.nudge(session_id, folder)
+        result: dict[str, Any] = {"sent": [], "skipped": []}
+        for source in self._sources:
+            answer = await source.nudge(None, folder)
+            result["sent"] += answer["sent"]
+            result["skipped"] += answer["skipped"]
+        if not result["sent"] and not result["skipped"]:
+            result["skipped"].append({"sessionID": None, "reason": NO_SESSION})
         return result
 
     async def pause(self, session_id: str | None, folder: str | None = None) -> dict[str, Any]:
-        if self._runtime is None:
-            return {"sessions": [], "reason": NOT_RUNNING}
-        return self._hook_command(session_id, folder, "pause")
+        """`todoLs.pause` of one session or (None) every session of `folder` / the workspace."""
+        return self._each_owner(session_id, folder, lambda source: source.pause)
 
     async def resume(self, session_id: str | None, folder: str | None = None) -> dict[str, Any]:
+        """`todoLs.resume` of one session or (None) every session of `folder` / the workspace."""
+        return self._each_owner(session_id, folder, lambda source: source.resume)
+
+    def _each_owner(
+        self,
+        session_id: str | None,
+        folder: str | None,
+        command: Callable[[SessionSource], Callable[[str | None, str | None], dict[str, Any]]],
+    ) -> dict[str, Any]:
+        """Pause or resume: the session's owner, or every source; `{sessions}` of them all."""
         if self._runtime is None:
             return {"sessions": [], "reason": NOT_RUNNING}
-        return self._hook_command(session_id, folder, "resume")
-
-    def _hook_command(
-        self, session_id: str | None, folder: str | None, name: str
-    ) -> dict[str, Any]:
-        """Pause or resume: a hook-host session through the store, the others through the
-        runtime; without a session id, both (of `folder` when given)."""
-        assert self._runtime is not None
-        hooks = self._hooks
-        if hooks is not None and session_id is not None and hooks.find(session_id):
-            result = {"sessions": getattr(hooks, name)(session_id)}
+        if session_id is None:
+            targets = self._sources
         else:
-            result = getattr(self._runtime, name)(session_id, folder)
-            if hooks is not None and session_id is None:
-                result["sessions"] = [*result["sessions"], *getattr(hooks, name)(None, folder)]
+            owner = self._owner(session_id)
+            targets = [] if owner is None else [owner]
+        sessions: list[dict[str, Any]] = []
+        for source in targets:
+            sessions += command(source)(session_id, folder)["sessions"]
         self._changed()
-        return result
+        return {"sessions": sessions}
 
     def toggle_todo(self, session_id: str, index: int, content: str | None) -> dict[str, Any]:
         """`todoLs.toggle {sessionID, index}`: flip an item of the session's own list between
-        completed and pending in the store. Items of a list the agent host keeps are refused:
-        OpenCode 1.x's `todowrite` list (OpenCode has no route to write it, and a store copy
-        would disagree with the list the agent sees) and the lists of hook hosts, which the
-        store only mirrors."""
+        completed and pending in the store. The session's source refuses items of a list the
+        agent keeps (session_source.py, `read_only`); a session no source lists (a list the
+        MCP tools keep) is toggled in the store, also while the supervisor is off."""
         from todo_ls.supervisor.session_todos import combined, toggled_status
 
         runtime = self._runtime
         store = self._ls.store if runtime is None else runtime.store
         if store is None:
             return {"applied": False, "state": None, "reason": "the state store is unavailable"}
-        if runtime is not None:
-            listed = runtime.session_todos(session_id)
+        source = self._owner(session_id)
+        if source is not None:
+            listed = source.session_todos(session_id)
         else:
             listed = combined((), store.session_todos(session_id))
         if not 0 <= index < len(listed):
             reason = f"session {session_id} has no todo item {index}"
             return {"applied": False, "state": None, "reason": reason}
         item = listed[index]
-        hook_session = None if self._hooks is None else self._hooks.find(session_id)
-        if item.source == "host" or hook_session is not None:
-            # A hook host's stored list mirrors the agent's own (TodoWrite, its tasks, the
-            # Codex plan) and is rewritten from it at the next hook event.
-            host = "the agent host's" if hook_session is None else f"{hook_session.host}'s"
-            reason = (
-                f"this item is in {host} own todo list, which only the agent can change; "
-                "ask the agent to update it"
-            )
-            return {"applied": False, "state": item.todo.status, "reason": reason}
+        refused = None if source is None else source.read_only(session_id, item)
+        if refused is not None:
+            return {"applied": False, "state": item.todo.status, "reason": refused}
         target = toggled_status(item.todo.status)
         why = store.set_session_todo_status(
             session_id, item.position, content, target, self._clock.now()
         )
         if why is not None:
             return {"applied": False, "state": item.todo.status, "reason": why}
-        if runtime is not None and session_id in runtime.tracker.sessions:
-            runtime.evaluate(session_id)
+        if source is not None:
+            source.todos_written(session_id)
         self._changed()
         return {"applied": True, "state": target}
 

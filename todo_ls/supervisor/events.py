@@ -43,7 +43,7 @@ class SessionTodo:
 class Connected:
     """The event stream is (re)connected; a Resynced follows."""
 
-    kind: str  # "opencode-v1" | "opencode-v2"
+    kind: str  # "opencode-v1" | "opencode-v2" | "kilo"
     url: str
     version: str | None
 

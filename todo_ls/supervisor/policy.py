@@ -21,6 +21,7 @@ from todo_ls.supervisor.clock import CLOCK_SET_BACK_S
 
 if TYPE_CHECKING:  # the Stop hook uses this module without the activity model (start-up time)
     from todo_ls.supervisor.activity import TreeView
+    from todo_ls.supervisor.session_record import SessionDetail
 
 SessionState = Literal["working", "idle", "waiting", "stalled", "paused", "done"]
 NudgeKind = Literal["idle", "stall"]
@@ -321,15 +322,17 @@ def _gate(
     return decide(state, why, None, kind)
 
 
-def describe(view: TreeView, decision: Decision, now: float) -> str:
-    """The status detail, e.g. `1 tool · quiet 4s` or `nudge in 3s`."""
+def describe(view: TreeView, decision: Decision, now: float) -> SessionDetail:
+    """The status detail, e.g. `1 tool · quiet 4s` or `nudge in 3s`: the quiet clock and the
+    settle countdown are its `clock` parts, the rest holds still."""
     from todo_ls.supervisor.activity import clip
+    from todo_ls.supervisor.session_record import SessionDetail
 
-    parts: list[str] = []
     if decision.state == "waiting":
-        return "; ".join(view.waiting) or decision.reason
+        return SessionDetail.of("; ".join(view.waiting) or decision.reason)
     if decision.state == "done":
-        return "all done"
+        return SessionDetail.of("all done")
+    parts: list[str] = []
     counts = view.counts
     for key, word in (("tools", "tool"), ("shells", "shell"), ("children", "subagent")):
         if counts.get(key):
@@ -340,10 +343,10 @@ def describe(view: TreeView, decision: Decision, now: float) -> str:
         parts.append(f"paused: error ({clip(view.session.failure)})")
     elif decision.paused_reason:
         parts.append(f"paused: {decision.paused_reason}")
-    parts.append(f"quiet {format_duration(decision.quiet_for)}")
+    clock = [f"quiet {format_duration(decision.quiet_for)}"]
     if decision.reason == SETTLING and decision.wake_at is not None:
-        parts.append(f"nudge in {format_duration(decision.wake_at - now)}")
-    return " · ".join(parts)
+        clock.append(f"nudge in {format_duration(decision.wake_at - now)}")
+    return SessionDetail(tuple(parts), tuple(clock))
 
 
 def format_duration(seconds: float) -> str:

@@ -18,7 +18,7 @@ import sqlite3
 import uuid
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from todo_ls.agent_todos import merged_with_host, stored_todos
 from todo_ls.checklist import file_items
@@ -50,6 +50,8 @@ from todo_ls.supervisor.policy import (
     open_set,
     read_history,
 )
+from todo_ls.supervisor.session_record import SupervisedSession
+from todo_ls.supervisor.session_source import DISCONNECTED, NOT_SUPERVISED, only_the_agent
 from todo_ls.supervisor.session_todos import ListedTodo, combined, session_items, todo_summary
 from todo_ls.supervisor.shared_fetch import SharedFetch
 from todo_ls.supervisor.text import Nudge, announcement
@@ -116,7 +118,8 @@ def process_owner() -> str:
 
 
 class Runtime:
-    """One supervisor for one host connection and one workspace."""
+    """One supervisor for one host connection and one workspace; to the language server, the
+    `SessionSource` of that host's sessions (session_source.py)."""
 
     def __init__(
         self,
@@ -719,7 +722,7 @@ class Runtime:
         skipped: list[dict[str, Any]] = []
         for sid in self._targets(session_id, folder):
             if not self._in_scope(sid):
-                skipped.append({"sessionID": sid, "reason": "not a supervised session"})
+                skipped.append({"sessionID": sid, "reason": NOT_SUPERVISED})
                 continue
             if sid in self._sending:
                 skipped.append({"sessionID": sid, "reason": "a nudge is being sent"})
@@ -730,8 +733,6 @@ class Runtime:
                 sent.append(sid)
             else:
                 skipped.append({"sessionID": sid, "reason": why})
-        if not sent and not skipped:
-            skipped.append({"sessionID": None, "reason": "no supervised session"})
         return {"sent": sent, "skipped": skipped}
 
     def pause(self, session_id: str | None, folder: str | None = None) -> dict[str, Any]:
@@ -772,9 +773,12 @@ class Runtime:
 
     # --- status -----------------------------------------------------------------------------
 
-    def session_statuses(self, folder: str | None = None) -> list[dict[str, Any]]:
-        """Each supervised session of the workspace (of `folder` when given), in the
-        `todoLs/status` wire shape."""
+    def owns(self, session_id: str) -> bool:
+        """A session of the watched host (listed or not: a manual nudge may still reach it)."""
+        return session_id in self.tracker.sessions
+
+    def sessions(self, folder: str | None = None) -> list[SupervisedSession]:
+        """Each supervised session of the workspace (of `folder` when given)."""
         out = []
         now = self._clock.now()
         kind = self.settings.host if self.host is None else self.host.info.kind
@@ -786,20 +790,18 @@ class Runtime:
             except Exception:
                 log.exception("supervisor: status of %s failed", sid)
                 continue
-            entry: dict[str, Any] = {
-                "id": sid,
-                "host": kind,
-                "title": view.session.title,
-                "state": decision.state,
-                "detail": describe(view, decision, now),
-                "open": len(items.items),
-                "nudges": self._store.episode_nudge_count(sid),
-                "pausedReason": decision.paused_reason,
-            }
-            todos = todo_summary(self.session_todos(sid))
-            if todos is not None:
-                entry["todos"] = todos
-            out.append(entry)
+            record = SupervisedSession(
+                id=sid,
+                host=kind,
+                title=view.session.title,
+                state=decision.state,
+                detail=describe(view, decision, now),
+                open=len(items.items),
+                nudges=self._store.episode_nudge_count(sid),
+                paused_reason=decision.paused_reason,
+                todos=todo_summary(self.session_todos(sid)),
+            )
+            out.append(record)
         return out
 
     def session_list_items(self, folder: str | None = None) -> list[dict[str, Any]]:
@@ -810,8 +812,18 @@ class Runtime:
                 found += session_items(sid, self.session_todos(sid))
         return found
 
-    def status(self, folder: str | None = None) -> dict[str, Any]:
-        """The `supervisor` part of `todoLs/status` (of one workspace folder when given)."""
+    def read_only(self, session_id: str, item: ListedTodo) -> str | None:
+        """OpenCode 1.x's `todowrite` list has no route to write it, and a store copy would
+        disagree with the list the agent sees: only the store's items can be toggled."""
+        return only_the_agent("the agent host's") if item.source == "host" else None
+
+    def todos_written(self, session_id: str) -> None:
+        """The store's list changed the open set: decide again."""
+        if session_id in self.tracker.sessions:
+            self.evaluate(session_id)
+
+    def host_status(self) -> dict[str, Any]:
+        """The `supervisor.host` part of `todoLs/status`: the watched server."""
         host: dict[str, Any] = {
             "kind": self.settings.host if self.host is None else self.host.info.kind,
             "url": self.settings.url if self.host is None else self.host.info.url,
@@ -820,13 +832,21 @@ class Runtime:
         }
         if self.error:
             host["error"] = self.error
-        return {"enabled": True, "host": host, "sessions": self.session_statuses(folder)}
+        return host
 
-    def state_word(self, folder: str | None = None) -> str | None:
+    def status(self, folder: str | None = None) -> dict[str, Any]:
+        """The `supervisor` part of `todoLs/status` for this runtime alone (of one workspace
+        folder when given)."""
+        sessions = [record.to_wire() for record in self.sessions(folder)]
+        return {"enabled": True, "host": self.host_status(), "sessions": sessions}
+
+    def state_word(
+        self, folder: str | None = None
+    ) -> SessionState | Literal["disconnected"] | None:
         """The most urgent state over the workspace's (or `folder`'s) sessions (None
         without any)."""
         if not self.connected:
-            return "disconnected"
+            return DISCONNECTED
         states: list[SessionState] = [
             d.state for sid, d in self._decisions.items() if self._listed(sid, folder)
         ]

@@ -10,7 +10,7 @@ editor: OpenCode 1.x offers no route to write a session's list, and a copy kept 
 disagree with what the agent sees.
 
 Pure: no store, no host. Every session source (the supervisor runtime, the hook hosts) builds
-its status entry's `todos` with `todo_summary` and its list items with `session_items`.
+its record's `todos` with `todo_summary` and its list items with `session_items`.
 See docs/status-and-commands.md.
 """
 
@@ -23,6 +23,7 @@ from typing import Any, Literal
 from todo_ls.agent_todos import OPEN_STATUSES, stored_todos
 from todo_ls.agent_todos import session_todos as as_session_todos
 from todo_ls.supervisor.events import SessionTodo, TodoStatus
+from todo_ls.supervisor.session_record import TodoCount
 
 Source = Literal["host", "store"]
 
@@ -58,12 +59,12 @@ def combined(host: Iterable[SessionTodo], stored: Sequence[Any] | None) -> tuple
     return tuple(listed)
 
 
-def todo_summary(listed: Iterable[ListedTodo]) -> dict[str, int] | None:
-    """`{open, total}` for a status entry; None when the session has no items of its own."""
+def todo_summary(listed: Iterable[ListedTodo]) -> TodoCount | None:
+    """The record's `todos`; None when the session has no items of its own."""
     statuses = [item.todo.status for item in listed]
     if not statuses:
         return None
-    return {"open": sum(s in OPEN_STATUSES for s in statuses), "total": len(statuses)}
+    return TodoCount(sum(s in OPEN_STATUSES for s in statuses), len(statuses))
 
 
 def session_items(session_id: str, listed: Iterable[ListedTodo]) -> list[dict[str, Any]]:

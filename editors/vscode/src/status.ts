@@ -20,17 +20,23 @@ export interface SessionTodos {
   total: number;
 }
 
+/**
+ * One supervised session: the server's `SupervisedSession` record (todo_ls/supervisor/
+ * session_record.py) as `to_wire` writes it; tests/unit/test_session_record_contract.py keeps
+ * the two alike.
+ */
 export interface SessionStatus {
   id: string;
   /** The host kind: `opencode-v1`, `opencode-v2`, `claude-code`, `codex`, … */
-  host?: string | null;
-  title?: string | null;
+  host: string;
+  title: string | null;
   state: string;
-  detail?: string | null;
-  open?: number;
-  nudges?: number;
-  pausedReason?: string | null;
-  todos?: SessionTodos | null;
+  detail: string | null;
+  open: number;
+  nudges: number;
+  pausedReason: string | null;
+  /** Only when the session keeps a todo list of its own. */
+  todos?: SessionTodos;
 }
 
 export interface StatusPayload {

@@ -254,12 +254,256 @@ end
 function S.help(t)
   vim.cmd.helptags(vim.fs.joinpath(t.plugin, 'doc'))
   t.data.tags = {}
-  for _, tag in ipairs({ 'todo_ls', ':TodoLs', 'todo_ls.setup()', 'todo_ls.statusline()', 'todo_ls.status()' }) do
+  for _, tag in ipairs({
+    'todo_ls',
+    ':TodoLs',
+    'todo_ls.setup()',
+    'todo_ls.statusline()',
+    'todo_ls.status()',
+    'todo_ls-panel',
+    'todo_ls-pickers',
+    ':TodoLs-install',
+  }) do
     vim.cmd.help(tag)
     local line = vim.api.nvim_get_current_line()
     t.data.tags[tag] = { buftype = vim.bo.buftype, line = line }
     vim.cmd.helpclose()
   end
+end
+
+--- The lines of the panel window, and the panel line (1-based) containing `text`.
+local function panel_lines()
+  local win = vim.api.nvim_get_current_win()
+  return vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(win), 0, -1, false)
+end
+
+local function panel_line_with(text)
+  for n, line in ipairs(panel_lines()) do
+    if line:find(text, 1, true) then
+      return n
+    end
+  end
+end
+
+--- Presses `keys` as a user would (mappings apply).
+local function press(keys)
+  vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes(keys, true, false, true), 'mx', false)
+end
+
+--- :TodoLs panel: lists the file's items, `x` toggles one (the buffer's marker changes, the
+--- panel and the diagnostics follow), `/` filters, `H` hides done, `?` shows the keys, `q` closes.
+function S.panel(t)
+  t.setup(SUBSCRIBED)
+  local bufnr = t.open('PLAN.md')
+  t.wait('diagnostics', function()
+    return #vim.diagnostic.get(bufnr) == 2
+  end)
+  t.wait_status('2/5 open')
+  vim.cmd('TodoLs panel')
+  local panel = require('todo_ls.panel')
+  t.data.opened = panel.is_open()
+  t.data.floating = vim.api.nvim_win_get_config(0).relative ~= ''
+  t.wait('the panel lists PLAN.md', function()
+    return panel_line_with('PLAN.md  2 open of 5')
+  end)
+  t.data.lines = panel_lines()
+  vim.api.nvim_win_set_cursor(0, { panel_line_with('write the parser'), 0 })
+  press('x')
+  t.wait('the marker toggled in the buffer', function()
+    return vim.api.nvim_buf_get_lines(bufnr, 4, 5, false)[1] == '- [x] write the parser'
+  end)
+  t.data.after_toggle = t.wait('the panel redrawn', function()
+    return panel_line_with('PLAN.md  1 open of 5') and panel_lines()
+  end)
+  -- Neovim would not pull the edited buffer's diagnostics by itself (it is not the current one).
+  t.data.diagnostics_after = t.wait('one diagnostic left', function()
+    local found = t.diagnostics(bufnr)
+    return #found == 1 and found
+  end)
+  t.data.in_panel = vim.api.nvim_get_current_win() ~= vim.fn.bufwinid(bufnr)
+  press('H')
+  t.data.hidden = panel_lines()
+  press('H')
+  vim.ui.input = function(_, on_confirm) -- the user types "ship" at the prompt
+    on_confirm('ship')
+  end
+  press('/')
+  t.data.filtered = panel_lines()
+  vim.ui.input = function(_, on_confirm)
+    on_confirm('')
+  end
+  press('/')
+  press('?')
+  t.data.help = panel_lines()
+  press('?')
+  -- `a` subscribes the file the user names, `d` on its section unsubscribes it, `r` re-reads.
+  vim.ui.input = function(_, on_confirm)
+    on_confirm('NOTES.md')
+  end
+  press('a')
+  t.data.subscribed = t.wait('NOTES.md in the panel', function()
+    return panel_line_with('NOTES.md  1 open of 1') and panel_lines()
+  end)
+  vim.api.nvim_win_set_cursor(0, { panel_line_with('NOTES.md'), 0 })
+  press('d')
+  t.data.unsubscribed = t.wait('NOTES.md gone from the panel', function()
+    return not panel_line_with('NOTES.md') and panel_lines()
+  end)
+  press('r')
+  t.data.refreshed = t.wait_message('re-read')
+  press('q')
+  t.data.closed = not panel.is_open()
+  -- <CR> jumps to the item.
+  vim.cmd('TodoLs panel')
+  t.wait('the panel again', function()
+    return panel_line_with('ünïcødé ship it')
+  end)
+  vim.api.nvim_win_set_cursor(0, { panel_line_with('ünïcødé ship it'), 0 })
+  press('<CR>')
+  t.data.jumped = { buf = vim.api.nvim_get_current_buf() == bufnr, lnum = vim.api.nvim_win_get_cursor(0)[1] }
+  t.data.closed_by_jump = not panel.is_open()
+end
+
+--- :TodoLs fold on a file with two runs of finished items.
+function S.fold(t)
+  vim.fn.writefile({
+    '# Done',
+    '',
+    '- [x] one',
+    '- [x] two',
+    '  - [x] two a',
+    '- [ ] three',
+    '- [x] four',
+    '- [~] five',
+  }, 'DONE.md')
+  t.setup({ settings = { todoLs = { markdownFiles = { 'PLAN.md', 'DONE.md' } } } })
+  t.open('DONE.md')
+  t.wait_status('open')
+  vim.cmd('TodoLs fold')
+  t.data.message = t.wait_message('folded')
+  t.data.foldmethod = vim.wo.foldmethod
+  t.data.folds = {}
+  for lnum = 1, 8 do
+    table.insert(t.data.folds, { vim.fn.foldclosed(lnum), vim.fn.foldclosedend(lnum) })
+  end
+  -- Again: the runs folded already stay as they are.
+  vim.cmd('TodoLs fold')
+  t.wait('a second message', function()
+    local n = 0
+    for _, msg in ipairs(t.messages()) do
+      n = n + (msg:find('folded', 1, true) and 1 or 0)
+    end
+    return n == 2
+  end)
+  t.data.folds_again = { vim.fn.foldclosed(4), vim.fn.foldclosedend(4), vim.fn.foldlevel(4) }
+end
+
+--- vim.lsp.buf.workspace_symbol: the open items (what Telescope / fzf-lua / snacks pick from).
+function S.workspace_symbol(t)
+  t.setup(SUBSCRIBED)
+  t.open('NOTES.md') -- not subscribed: its item must not be listed
+  t.wait_status('2/5 open')
+  local function query(text)
+    local found
+    vim.lsp.buf.workspace_symbol(text, {
+      on_list = function(list)
+        found = list.items
+      end,
+    })
+    return t.wait('symbols for ' .. vim.inspect(text), function()
+      return found
+    end)
+  end
+  local function simple(items)
+    return vim.tbl_map(function(item)
+      return { file = vim.fn.fnamemodify(item.filename, ':t'), lnum = item.lnum, col = item.col, text = item.text }
+    end, items)
+  end
+  t.data.all = simple(query(''))
+  t.data.ship = simple(query('ünï ship'))
+  -- The server's own columns: Neovim's quickfix conversion reads the current buffer's lines.
+  local client = vim.lsp.get_clients({ name = 'todo_ls' })[1]
+  local raw = client:request_sync('workspace/symbol', { query = 'ship' }, 5000, 0)
+  t.data.raw_ship = raw and raw.result
+end
+
+--- :TodoLs install claude-code: the server's own installer, with the executable Neovim runs.
+function S.install(t)
+  t.setup(SUBSCRIBED)
+  t.open('PLAN.md')
+  t.wait_status('2/5 open')
+  vim.cmd('TodoLs install claude-code')
+  t.data.message = t.wait_message('Claude Code')
+  vim.cmd('TodoLs install no-such-host')
+  t.data.refused = t.wait_message('install no-such-host failed')
+end
+
+--- The panel's `n` and `s` on a real agent session (OpenCode, TODO_LS_TEST_URL) that went idle
+--- with items open.
+function S.panel_agent(t)
+  local settings = {
+    markdownFiles = { 'PLAN.md' },
+    -- No automatic nudge: the nudge is the user's, from the panel.
+    supervisor = { url = vim.env.TODO_LS_TEST_URL, settleMs = 600000, stallMinutes = 600, toasts = false },
+  }
+  t.setup({ settings = { todoLs = settings } })
+  t.open('PLAN.md')
+  local session = assert(vim.env.TODO_LS_TEST_SESSION, 'TODO_LS_TEST_SESSION is not set')
+  t.wait('the supervisor connected', function()
+    local status = require('todo_ls').status()
+    local supervisor = status and status.supervisor
+    return type(supervisor) == 'table' and type(supervisor.host) == 'table' and supervisor.host.connected
+  end, 30000)
+  -- The test prompts the agent now: todo-ls sees its turn from the start.
+  local ready = assert(vim.env.TODO_LS_TEST_READY, 'TODO_LS_TEST_READY is not set')
+  vim.fn.writefile({ 'connected' }, ready)
+  local function session_state()
+    local status = require('todo_ls').status()
+    for _, s in ipairs((status and type(status.supervisor) == 'table' and status.supervisor.sessions) or {}) do
+      if s.id == session then
+        return s.state
+      end
+    end
+  end
+  -- The agent's turn: working, then idle with the plan's items open.
+  t.wait('the session working', function()
+    return session_state() == 'working'
+  end, 30000)
+  t.wait('the session idle after its turn', function()
+    return session_state() == 'idle'
+  end, 30000)
+  vim.cmd('TodoLs panel')
+  local line = t.wait('the session in the panel', function()
+    return panel_line_with('SESSION ' .. session)
+  end)
+  t.data.session_line = panel_lines()[line]
+  -- OpenCode may still report the session busy for a moment after its idle event; the user
+  -- presses `n` again then, as the answer says.
+  t.data.attempts = 0
+  repeat
+    local seen = #t.messages()
+    vim.api.nvim_win_set_cursor(0, { panel_line_with('SESSION ' .. session), 0 })
+    press('n')
+    t.data.attempts = t.data.attempts + 1
+    local answer = t.wait('the answer to n', function()
+      return #t.messages() > seen and t.messages()[#t.messages()]
+    end)
+    if answer:find('is busy', 1, true) then
+      vim.wait(500)
+    end
+  until not answer:find('is busy', 1, true) or t.data.attempts == 10
+  t.data.nudged = t.messages()[#t.messages()]
+  line = t.wait('the session line again', function()
+    return panel_line_with('SESSION ' .. session)
+  end)
+  vim.api.nvim_win_set_cursor(0, { line, 0 })
+  press('s')
+  t.data.paused = t.wait_message('paused ' .. session)
+  t.data.paused_line = t.wait('the panel shows it paused', function()
+    local n = panel_line_with('SESSION ' .. session .. ' paused')
+    return n and panel_lines()[n]
+  end)
+  press('q')
 end
 
 return S

@@ -1,6 +1,7 @@
 """The OpenCode 1.x host adapter (`opencode-ai` 1.18): the `Host` implementation over its HTTP
 API and `/global/event`: the event stream with reconnect and a resync after every
-(re)connect, session info, the busy snapshot, todo lists, the nudge and the toast.
+(re)connect, session info, the busy snapshot, todo lists, the nudge and the toast. It serves
+Kilo's `kilo serve` too (the same API), then with host kind `kilo` (`opencode_v1.kilo`).
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ import json
 import logging
 import time
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
-from typing import Any, Final, cast
+from typing import Any, Final, Literal, cast
 
 from todo_ls.hosts.base import Capability, HostError, HostInfo
 from todo_ls.hosts.http import Backoff, HostHttp, OutageLog, reconnect_forever
@@ -37,6 +38,7 @@ from todo_ls.supervisor.events import (
 log = logging.getLogger(__name__)
 
 KIND: Final = "opencode-v1"
+V1Kind = Literal["opencode-v1", "kilo"]  # the servers of this API
 PASSWORD_ENV = "OPENCODE_SERVER_PASSWORD"
 USERNAME_ENV = "OPENCODE_SERVER_USERNAME"
 HEARTBEAT_INTERVAL = 10.0  # seconds between `server.heartbeat` events (observed)
@@ -44,14 +46,15 @@ _TOAST_VARIANTS = frozenset({"info", "success", "warning", "error"})
 
 
 class OpenCodeV1Host:
-    """`Host` for an OpenCode 1.x server. `directories` are the workspace folders: the busy
-    snapshot of v1 is per directory, so resync asks each of them."""
+    """`Host` for an OpenCode 1.x server (or Kilo's, `kind` "kilo"). `directories` are the
+    workspace folders: the busy snapshot of v1 is per directory, so resync asks each of them."""
 
     def __init__(
         self,
         http: HostHttp,
         *,
         version: str | None,
+        kind: V1Kind = KIND,
         directories: Sequence[str] = (),
         heartbeat_interval: float = HEARTBEAT_INTERVAL,
         backoff: Backoff | None = None,
@@ -60,6 +63,7 @@ class OpenCodeV1Host:
     ) -> None:
         self._http = http
         self._version = version
+        self._kind: V1Kind = kind
         self._directories = tuple(directories)
         self._idle_timeout = 2 * heartbeat_interval + 5  # two missed heartbeats, some slack
         self._backoff = backoff or Backoff()
@@ -72,7 +76,7 @@ class OpenCodeV1Host:
 
     @property
     def info(self) -> HostInfo:
-        return HostInfo(KIND, self._http.base_url, self._version)
+        return HostInfo(self._kind, self._http.base_url, self._version)
 
     @property
     def capabilities(self) -> frozenset[Capability]:
@@ -98,7 +102,7 @@ class OpenCodeV1Host:
             "/global/event", idle_timeout=self._idle_timeout
         ) as frames:
             await self._refresh_version()
-            yield Connected(KIND, self._http.base_url, self._version)
+            yield Connected(self._kind, self._http.base_url, self._version)
             resynced = await self.resync()
             mark_healthy()  # the snapshot came: the connection is usable
             self._outage.restored()

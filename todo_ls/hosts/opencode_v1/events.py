@@ -68,6 +68,8 @@ NOISE = frozenset(
         "pty.updated",
         "pty.exited",
         "pty.deleted",
+        # Kilo (`kilo serve`): a turn opens while the session is busy; its busy status says it.
+        "session.turn.open",
     }
 )
 _TODO_STATUSES: frozenset[str] = frozenset({"pending", "in_progress", "completed", "cancelled"})
@@ -264,6 +266,19 @@ def _question_what(props: Mapping[str, Any]) -> str:
     return f"question {text}".strip()
 
 
+def _turn_close(sid: str, props: Mapping[str, Any], memory: V1Memory) -> list[SessionEvent]:
+    """Kilo's `session.turn.close {reason}`: `completed` is a clean end of turn, `interrupted`
+    a user abort. `error` and `superseded` say nothing the other events do not (the error
+    comes as `session.error` with its message; a superseded turn's work goes on)."""
+    reason = props.get("reason")
+    if reason == "completed":
+        return [*_end_session_spans(memory, sid), TurnEnded(sid, "completed")]
+    if reason == "interrupted":
+        closed = _end_session_spans(memory, sid)
+        return [*closed, TurnEnded(sid, "interrupted", "turn interrupted", by_user=True)]
+    return []
+
+
 def normalize(raw: Mapping[str, Any], memory: V1Memory | None = None) -> list[SessionEvent]:
     """Translate one v1 wire event into supervisor events (often none, sometimes several).
 
@@ -308,6 +323,8 @@ def normalize(raw: Mapping[str, Any], memory: V1Memory | None = None) -> list[Se
         return []
     if etype == "session.idle":
         return [*_end_session_spans(memory, sid), TurnEnded(sid, "idle")]
+    if etype == "session.turn.close":
+        return _turn_close(sid, props, memory)
     if etype == "session.error":
         error = _dict(props.get("error"))
         name = _str(error.get("name")) or "error"

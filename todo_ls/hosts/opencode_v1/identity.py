@@ -6,10 +6,11 @@ from collections.abc import Mapping
 from typing import Any
 
 
-def version_of(body: Any) -> str | None:
-    """The version in a `/global/health` body `{"healthy": true, "version": "1.…"}`, None when
-    it is not one (OpenCode answers unknown paths with 200 and its web page)."""
+def version_of(body: Any, major: str = "1") -> str | None:
+    """The version in a `/global/health` body `{"healthy": true, "version": "1.…"}` (of the
+    `major` line: Kilo's 7.x serves the same API), None when it is not one (OpenCode answers
+    unknown paths with 200 and its web page)."""
     if isinstance(body, Mapping) and body.get("healthy") is True:
         version = body.get("version")
-        return version if isinstance(version, str) and version.startswith("1.") else None
+        return version if isinstance(version, str) and version.startswith(f"{major}.") else None
     return None

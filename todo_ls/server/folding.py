@@ -1,0 +1,124 @@
+"""`textDocument/foldingRange` (sections, items with children, runs of finished items) and
+`todoLs.foldDone {uri}` → `{ranges: [{startLine, endLine}]}`, the runs alone, for the
+editors' "fold done items" actions (checklist.folding says what counts).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+
+from todo_ls import checklist as engine  # engine functions load on first use
+from todo_ls.server.commands import field_of, one_object
+from todo_ls.server.core import TodoLanguageServer
+from todo_ls.server.document_symbols import CACHED_DOCUMENTS
+from todo_ls.server.wire import RawJson
+from todo_ls.workspace import FileState, uri_to_path
+
+if TYPE_CHECKING:
+    from todo_ls.checklist import Fold
+
+REGION = types.FoldingRangeKind.Region.value
+
+
+def subscribed_state(ls: TodoLanguageServer, uri: str) -> FileState | None:
+    """The parsed state of `uri` when it is a subscribed file, else None."""
+    path = uri_to_path(uri)
+    if path is None or not ls.workspace_index.is_subscribed(path):
+        return None
+    return ls.workspace_index.state(path)
+
+
+def encode_folds(folds: list[Fold], collapsed_text: bool) -> str:
+    """Folding ranges as a JSON array (line folding only: no characters)."""
+    out = []
+    for fold in folds:
+        text = f',"collapsedText":{json.dumps(fold.collapsed)}' if fold.collapsed else ""
+        out.append(
+            f'{{"startLine":{fold.start},"endLine":{fold.end},"kind":"{REGION}"'
+            f"{text if collapsed_text else ''}}}"
+        )
+    return "[" + ",".join(out) + "]"
+
+
+_Part = tuple[list["Fold"], str]  # a heading's part: its item folds, and them as JSON
+
+
+def encode_all(
+    state: FileState, collapsed_text: bool, limit: int | None, previous: dict[Any, _Part]
+) -> tuple[str, dict[Any, _Part]]:
+    """The document's folding ranges as JSON, and each heading's part (its line and the lines
+    up to the next heading: the item folds there, encoded) for the next version to reuse where
+    the part's lines are unchanged; a part's item folds depend on its own lines only
+    (checklist.folding.item_folds)."""
+    checklist, lines = state.checklist, state.lines
+    outline = engine.Outline(checklist)
+    headings = {fold.start: fold for fold in engine.heading_folds(checklist, lines)}
+    parts: dict[Any, _Part] = {}
+    pieces: list[str] = []
+    every: list[Fold] = []
+    starts = [0, *(h.line for h in checklist.headings), len(lines)]
+    for n, heading in enumerate([None, *range(len(checklist.headings))]):
+        key = (starts[n], tuple(lines[starts[n] : starts[n + 1]]))
+        part = previous.get(key)
+        if part is None:
+            folds = engine.one_per_line(
+                engine.item_folds(checklist, lines, outline.owned_items(heading))
+            )
+            part = (folds, encode_folds(folds, collapsed_text)[1:-1])
+        parts[key] = part
+        own = headings.get(starts[n]) if heading is not None else None
+        if own is not None:  # the heading's section first: it starts before its items
+            every.append(own)
+            pieces.append(encode_folds([own], collapsed_text)[1:-1])
+        every += part[0]
+        if part[1]:
+            pieces.append(part[1])
+    if limit and len(every) > limit:
+        return encode_folds(every[:limit], collapsed_text), parts
+    return "[" + ",".join(pieces) + "]", parts
+
+
+def register(server: TodoLanguageServer) -> None:
+    # Per document: what the answer depends on, the answer, and its parts' item folds.
+    cache: dict[str, tuple[tuple[Any, ...], str, dict[Any, _Part]]] = {}
+
+    @server.feature(types.TEXT_DOCUMENT_FOLDING_RANGE)
+    async def on_folding_range(
+        ls: TodoLanguageServer, params: types.FoldingRangeParams
+    ) -> RawJson | None:
+        await ls.configuration.ready()  # the subscriptions come with the settings
+        uri = params.text_document.uri
+        state = subscribed_state(ls, uri)
+        if state is None:
+            cache.pop(uri, None)
+            return None  # other markdown is another server's
+        limit = getattr(
+            getattr(ls.client_capabilities.text_document, "folding_range", None),
+            "range_limit",
+            None,
+        )
+        collapsed = ls.supports("text_document.folding_range.folding_range.collapsed_text")
+        key = (state, ls.registry)
+        cached = cache.get(uri)
+        if cached is None or cached[0] != key:
+            same_markers = cached is not None and cached[0][1] == key[1]
+            text, parts = encode_all(
+                state, collapsed, limit, cached[2] if cached and same_markers else {}
+            )
+            cache.pop(uri, None)
+            while len(cache) >= CACHED_DOCUMENTS:  # the oldest first (dicts keep order)
+                del cache[next(iter(cache))]
+            cached = cache[uri] = (key, text, parts)
+        return RawJson(cached[1])
+
+    @server.command("todoLs.foldDone")
+    async def fold_done(ls: TodoLanguageServer, *args: Any) -> dict[str, Any]:
+        obj = one_object("todoLs.foldDone", args)
+        uri: str = field_of("todoLs.foldDone", obj, "uri", str)
+        await ls.configuration.ready()
+        state = subscribed_state(ls, uri)
+        runs = engine.closed_runs(state.checklist, state.lines) if state is not None else []
+        return {"ranges": [{"startLine": r.start, "endLine": r.end} for r in runs]}
