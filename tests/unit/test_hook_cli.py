@@ -466,13 +466,18 @@ def test_parallel_processes_of_one_stop_block_once(project: Path, env: dict[str,
     assert store(env).episode_nudge_count("s1") == 1
 
 
-def test_a_list_far_back_in_a_long_transcript_is_found(tmp_path: Path) -> None:
+def test_only_the_transcripts_tail_is_read(tmp_path: Path) -> None:
     rollout = tmp_path / "rollout.jsonl"
     plan = {"plan": [{"step": "ship", "status": "pending"}]}
     call = {"name": "update_plan", "arguments": json.dumps(plan)}
     append(rollout, {"type": "response_item", "payload": call})
+    tail = Transcript.open(rollout, tail=4096)
+    assert tail is not None and tail.last(b"update_plan", plan_of) == [
+        {"content": "ship", "status": "pending"}
+    ]
     noise = {"type": "event_msg", "payload": {"text": "x" * 40}}
-    append(rollout, *[noise] * 20)
-    tail = Transcript.open(rollout, tail=64)  # the plan is not in the tail read first
-    assert tail is not None and tail.start > 0
-    assert tail.last(b"update_plan", plan_of) == [{"content": "ship", "status": "pending"}]
+    append(rollout, *[noise] * 200)  # the plan scrolled out of the tail
+    tail = Transcript.open(rollout, tail=4096)
+    assert tail is not None and len(tail.data) == 4096
+    assert tail.last(b"update_plan", plan_of) is None
+    assert evidence(tail, hosts.get("codex")) == (None, None)

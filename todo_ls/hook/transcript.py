@@ -1,9 +1,8 @@
 """An agent's transcript (JSON Lines), read from its end only.
 
 A Stop hook runs at every turn end of sessions whose transcripts reach tens of megabytes, so
-nothing here reads more than a fixed tail: `TAIL_BYTES` for the work evidence, at most
-`FAR_BYTES` when an own todo list is looked for further back. Lines are parsed only when they
-pass the host's cheap byte tests.
+nothing here reads more than a fixed tail, `TAIL_BYTES`, for the work evidence and the own
+todo list alike. Lines are parsed only when they pass the host's cheap byte tests.
 
 `evidence` is what the work rule reads (docs/hosts-hooks.md, "Work means acting"): where the
 latest tool call ends, and which of a tool call, a real prompt, todo-ls's nudge or an
@@ -20,10 +19,9 @@ from typing import Any, NamedTuple, TypeVar
 
 from todo_ls.hook.hosts.base import NUDGE_MARK, HookHost, LineKind
 
+# An own list is found here once and kept in the store, so only a hook that first sees a
+# session after its list scrolled out of this window misses it.
 TAIL_BYTES = 512 * 1024
-# An own list set long ago: at most this far back. Once found, the store keeps it, so only a
-# hook that first sees a session late looks this far.
-FAR_BYTES = 1024 * 1024
 _MARK = NUDGE_MARK.encode()
 _T = TypeVar("_T")
 
@@ -75,16 +73,23 @@ class Transcript:
                 yield end, record
 
     def last(self, needle: bytes, read: Callable[[Mapping[str, Any]], _T | None]) -> _T | None:
-        """The latest record holding `needle` that `read` accepts, looked for in the tail and
-        then up to `FAR_BYTES` back."""
-        found = _last_in(self.data, self.start, self.start > 0, needle, read)
-        if found is not None or self.start == 0:
-            return found
-        try:
-            data, start = _read_tail(self.path, FAR_BYTES, upto=self.start + len(self.data))
-        except OSError:
-            return None
-        return _last_in(data, start, start > 0, needle, read)
+        """The latest record of the tail holding `needle` that `read` accepts (a byte search,
+        then only the lines found are parsed)."""
+        data = self.data
+        at = len(data)
+        while True:
+            at = data.rfind(needle, 0, at)
+            if at < 0:
+                return None
+            begin = data.rfind(b"\n", 0, at) + 1
+            if begin == 0 and self.start > 0:
+                return None  # the line starts before the tail
+            stop = data.find(b"\n", at)
+            record = parse_line(data[begin : len(data) if stop < 0 else stop])
+            found = read(record) if record is not None else None
+            if found is not None:
+                return found
+            at = begin
 
 
 def evidence(transcript: Transcript, host: HookHost) -> Evidence:
@@ -117,32 +122,9 @@ def parse_line(line: bytes) -> Mapping[str, Any] | None:
     return record if isinstance(record, dict) else None
 
 
-def _read_tail(path: Path, size: int, upto: int | None = None) -> tuple[bytes, int]:
+def _read_tail(path: Path, size: int) -> tuple[bytes, int]:
     with path.open("rb") as handle:
-        end = handle.seek(0, os.SEEK_END) if upto is None else upto
+        end = handle.seek(0, os.SEEK_END)
         start = max(0, end - size)
         handle.seek(start)
         return handle.read(end - start), start
-
-
-def _last_in(
-    data: bytes,
-    start: int,
-    cut: bool,
-    needle: bytes,
-    read: Callable[[Mapping[str, Any]], _T | None],
-) -> _T | None:
-    at = len(data)
-    while True:
-        at = data.rfind(needle, 0, at)
-        if at < 0:
-            return None
-        begin = data.rfind(b"\n", 0, at) + 1
-        if begin == 0 and cut:
-            return None  # the line starts before the window
-        stop = data.find(b"\n", at)
-        record = parse_line(data[begin : len(data) if stop < 0 else stop])
-        found = read(record) if record is not None else None
-        if found is not None:
-            return found
-        at = begin
