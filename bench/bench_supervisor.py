@@ -45,7 +45,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import event_stream
-from benchutil import report, rss_kib, summary
+from benchutil import cpu_seconds, report, rss_kib, summary
 from lsp_client import SERVER, LspClient, capabilities
 
 from todo_ls.config import SupervisorSettings
@@ -62,7 +62,6 @@ from todo_ls.supervisor.runtime import Runtime
 PRODUCER = Path(__file__).resolve().parent / "event_producer.py"
 BUDGETS = {"events_per_cpu_s": 30_000.0, "rss_growth_mb": 10.0, "nudge_delay_p99_ms": 50.0}
 CHUNK = 64 * 1024
-CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 
 class MemoryHost:
@@ -206,13 +205,6 @@ async def in_process(root: Path, framing: str, total_events: int, copies: int) -
 
 
 # --- the deployed path -----------------------------------------------------------------------
-
-
-def cpu_seconds(pid: int) -> float:
-    """utime + stime of a process (every thread), from /proc."""
-    with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
-        fields = stat.read().rpartition(")")[2].split()
-    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
 
 
 class Producer:

@@ -34,6 +34,13 @@ def summary(samples: Sequence[float]) -> dict[str, float]:
     }
 
 
+def cpu_seconds(pid: int) -> float:
+    """utime + stime of a process (every thread), from /proc (Linux)."""
+    with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+        fields = stat.read().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def cpu_model() -> str:
     try:
         with open("/proc/cpuinfo", encoding="utf-8") as info:

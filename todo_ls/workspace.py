@@ -188,6 +188,7 @@ class _OpenDoc:
     uri: str
     version: int
     text: str
+    lines: list[str] | None = None  # split_lines(text), when the caller has it
 
 
 @dataclass
@@ -300,11 +301,14 @@ class WorkspaceIndex:
 
     # --- open documents ------------------------------------------------------------------
 
-    def open_document(self, uri: str, version: int, text: str) -> Path | None:
-        """Record the editor's text of `uri`; returns its path (None for non-file URIs)."""
+    def open_document(
+        self, uri: str, version: int, text: str, lines: list[str] | None = None
+    ) -> Path | None:
+        """Record the editor's text of `uri` (and its `split_lines`, when already split);
+        returns its path (None for non-file URIs)."""
         path = uri_to_path(uri)
         if path is not None:
-            self._open[path] = _OpenDoc(uri, version, text)
+            self._open[path] = _OpenDoc(uri, version, text, lines)
         return path
 
     def close_document(self, uri: str) -> Path | None:
@@ -444,7 +448,7 @@ class WorkspaceIndex:
         if doc is not None:
             if cached is not None and cached.text is doc.text and cached.version == doc.version:
                 return cached
-            lines = split_lines(doc.text)
+            lines = doc.lines if doc.lines is not None else split_lines(doc.text)
             # A keystroke re-parses only its section (see checklist.incremental).
             checklist = (
                 engine.reparse(cached.checklist, cached.lines, lines, self._registry)

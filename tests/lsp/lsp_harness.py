@@ -14,7 +14,7 @@ import asyncio
 import os
 import socket
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Union
 
@@ -123,11 +123,21 @@ def vscode_capabilities() -> types.ClientCapabilities:
     )
 
 
+def neovim_push_capabilities() -> types.ClientCapabilities:
+    """Neovim 0.11's set without pull diagnostics (0.10 and older, or pull turned off)."""
+    caps = client_capabilities("neovim")
+    assert caps.text_document is not None
+    caps.text_document.diagnostic = None
+    return caps
+
+
 CAPABILITIES: dict[str, Callable[[], types.ClientCapabilities]] = {
     "neovim": lambda: client_capabilities("neovim"),
     "vscode": vscode_capabilities,
     # VS Code 1.65 as recorded by pytest-lsp: push diagnostics only, no inlay hints.
     "push-only": lambda: client_capabilities("visual-studio-code"),
+    # utf-8 positions with pushed diagnostics: the fourth combination.
+    "neovim-push": neovim_push_capabilities,
     # A client that takes document symbols only as a flat list (SymbolInformation[]).
     "flat-symbols": lambda: flat_symbols(client_capabilities("neovim")),
 }
@@ -156,6 +166,7 @@ def _client_factory() -> LanguageClient:
     # The editor records diagnostic refreshes itself (see `start_editor`).
     defaults = dict(DEFAULT_CLIENT_FEATURES)
     del defaults[types.WORKSPACE_DIAGNOSTIC_REFRESH]
+    del defaults[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS]  # with their version (`start_editor`)
     register_lsp_features(client, defaults)
     return client
 
@@ -170,6 +181,8 @@ def offset(text: str, position: types.Position, encoding: str) -> int:
         if text[i] in "\r\n":
             starts.append(i + 1)
         i += 1
+    if position.line >= len(starts):
+        return len(text)  # past the last line: the end of the text
     start = starts[position.line]
     line_end = starts[position.line + 1] if position.line + 1 < len(starts) else len(text)
     line = text[start:line_end].rstrip("\r\n")
@@ -201,6 +214,11 @@ class Editor:
         self.refreshes: list[str] = []  # server→client refresh requests, by method
         self.encoding = "utf-16"
         self.server_capabilities = types.ServerCapabilities()
+        # Applied edits reach the server as incremental changes (as VS Code and Neovim send
+        # them) rather than as the whole text.
+        self.incremental = False
+        self.pushed: dict[str, types.PublishDiagnosticsParams] = {}
+        self.pulls = True  # the client pulls diagnostics (else the server pushes them)
         self._changed = asyncio.Event()
 
     def configure(self, settings: dict[str, Any], folder: Path | None = None) -> None:
@@ -244,8 +262,51 @@ class Editor:
             )
         )
 
+    def change(self, uri: str, changes: list[tuple[types.Range, str]]) -> None:
+        """Edit the document as a user types: each (range, text) applies to the text the
+        previous ones left (ranges in the negotiated encoding), sent as one incremental
+        didChange."""
+        version, text = self.docs[uri]
+        for rng, new in changes:
+            start, end = sorted(
+                (offset(text, rng.start, self.encoding), offset(text, rng.end, self.encoding))
+            )
+            text = text[:start] + new + text[end:]
+        self.docs[uri] = (version + 1, text)
+        self.client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version + 1),
+                content_changes=[
+                    types.TextDocumentContentChangePartial(range=rng, text=new)
+                    for rng, new in changes
+                ],
+            )
+        )
+
     def text(self, uri: str) -> str:
         return self.docs[uri][1]
+
+    def notify_diagnostics(self, params: types.PublishDiagnosticsParams) -> None:
+        self.client.diagnostics[params.uri] = params.diagnostics
+        self.pushed[params.uri] = params
+        self._changed.set()
+
+    async def diagnostics(self, uri: str) -> list[types.Diagnostic]:
+        """The diagnostics of the document's current version: pulled, or the push that
+        carries that version."""
+        if self.pulls:
+            return await self.pull(uri)
+        version = self.docs[uri][0]
+
+        async def wait() -> list[types.Diagnostic]:
+            while True:
+                pushed = self.pushed.get(uri)
+                if pushed is not None and pushed.version == version:
+                    return list(pushed.diagnostics)
+                self._changed.clear()
+                await self._changed.wait()
+
+        return await asyncio.wait_for(wait(), TIMEOUT)
 
     def apply(self, edit: types.WorkspaceEdit) -> bool:
         """Apply a `changes` workspace edit to the open documents (and tell the server)."""
@@ -261,6 +322,11 @@ class Editor:
                 )
                 for e in edits
             ]
+            if self.incremental:
+                # From the end backwards: each range still means what the server said.
+                order = sorted(range(len(edits)), key=lambda k: spans[k][:2], reverse=True)
+                self.change(uri, [(edits[k].range, edits[k].new_text) for k in order])
+                continue
             for start, end, new in sorted(spans, reverse=True):
                 text = text[:start] + new + text[end:]
             self.set_text(uri, text)
@@ -287,6 +353,38 @@ class Editor:
         return await asyncio.wait_for(
             self.client.workspace_execute_command_async(
                 types.ExecuteCommandParams(command=name, arguments=list(arguments))
+            ),
+            TIMEOUT,
+        )
+
+    async def inlay_hints(self, uri: str, first: int, last: int) -> list[types.InlayHint]:
+        """The hints of lines `first` to `last`."""
+        found = await asyncio.wait_for(
+            self.client.text_document_inlay_hint_async(
+                types.InlayHintParams(
+                    text_document=types.TextDocumentIdentifier(uri=uri),
+                    range=types.Range(
+                        start=types.Position(line=first, character=0),
+                        end=types.Position(line=last, character=0),
+                    ),
+                )
+            ),
+            TIMEOUT,
+        )
+        return list(found or [])
+
+    async def code_actions(
+        self, uri: str, line: int, diagnostics: Sequence[types.Diagnostic] = ()
+    ) -> Sequence[types.Command | types.CodeAction] | None:
+        """The server's answer to a code-action request at the start of `line`."""
+        at = types.Position(line=line, character=0)
+        return await asyncio.wait_for(
+            self.client.text_document_code_action_async(
+                types.CodeActionParams(
+                    text_document=types.TextDocumentIdentifier(uri=uri),
+                    range=types.Range(start=at, end=at),
+                    context=types.CodeActionContext(diagnostics=list(diagnostics)),
+                )
             ),
             TIMEOUT,
         )
@@ -332,6 +430,10 @@ async def start_editor(
     def on_status(params: Any) -> None:
         editor.notify_status(params)
 
+    @client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    def on_diagnostics(params: types.PublishDiagnosticsParams) -> None:
+        editor.notify_diagnostics(params)
+
     @client.feature(types.WORKSPACE_APPLY_EDIT)
     def on_apply(params: types.ApplyWorkspaceEditParams) -> types.ApplyWorkspaceEditResult:
         editor.applied.append(params)
@@ -366,10 +468,13 @@ async def start_editor(
         init_options = {"todoLs": with_no_host({})}
     elif isinstance(init_options, dict) and isinstance(init_options.get("todoLs"), dict):
         init_options = {**init_options, "todoLs": with_no_host(init_options["todoLs"])}
+    capabilities = CAPABILITIES[caps]()
+    text_caps = capabilities.text_document
+    editor.pulls = text_caps is not None and text_caps.diagnostic is not None
     result = await asyncio.wait_for(
         client.initialize_session(
             types.InitializeParams(
-                capabilities=CAPABILITIES[caps](),
+                capabilities=capabilities,
                 root_uri=root.as_uri(),
                 workspace_folders=[
                     types.WorkspaceFolder(uri=folder.as_uri(), name=folder.name)

@@ -23,19 +23,7 @@ def units(text: str, encoding: str) -> int:
 
 
 async def actions(editor: Editor, uri: str, line: int, **context: Any) -> list[types.CodeAction]:
-    found = await asyncio.wait_for(
-        editor.client.text_document_code_action_async(
-            types.CodeActionParams(
-                text_document=types.TextDocumentIdentifier(uri=uri),
-                range=types.Range(
-                    start=types.Position(line=line, character=0),
-                    end=types.Position(line=line, character=0),
-                ),
-                context=types.CodeActionContext(diagnostics=context.get("diagnostics", [])),
-            )
-        ),
-        TIMEOUT,
-    )
+    found = await editor.code_actions(uri, line, context.get("diagnostics", []))
     assert found is not None
     assert all(isinstance(a, types.CodeAction) for a in found)
     return [a for a in found if isinstance(a, types.CodeAction)]
@@ -48,19 +36,7 @@ def by_title(found: list[types.CodeAction], title: str) -> types.CodeAction:
 
 
 async def hints(editor: Editor, uri: str, first: int, last: int) -> list[types.InlayHint]:
-    found = await asyncio.wait_for(
-        editor.client.text_document_inlay_hint_async(
-            types.InlayHintParams(
-                text_document=types.TextDocumentIdentifier(uri=uri),
-                range=types.Range(
-                    start=types.Position(line=first, character=0),
-                    end=types.Position(line=last, character=0),
-                ),
-            )
-        ),
-        TIMEOUT,
-    )
-    return list(found or [])
+    return await editor.inlay_hints(uri, first, last)
 
 
 @SHARED

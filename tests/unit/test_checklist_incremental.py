@@ -12,6 +12,7 @@ import pytest
 from todo_ls.checklist import parse
 from todo_ls.checklist.incremental import reparse
 from todo_ls.checklist.lines import split_lines
+from todo_ls.checklist.reference import reference_parse
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 from corpus import make_corpus
@@ -73,3 +74,49 @@ def test_opening_a_fence_falls_back_to_a_full_parse() -> None:
 def test_edits_that_change_the_line_count_fall_back() -> None:
     assert reparse(OLD, LINES, [*LINES, "- [ ] new"]) is None
     assert reparse(OLD, LINES, list(LINES)) is OLD
+
+
+@pytest.mark.parametrize(
+    ("before", "line", "after"),
+    [
+        ("x\n# H\n- [ ] a\n---\n", 0, "---"),  # line 0 opens front matter up to line 3
+        ("---\n# H\n- [ ] a\nz\n", 3, "---"),  # the closer is written
+        ("---\n# H\n- [ ] a\nz\n", 3, "..."),
+        ("---\nt: 1\n---\n# H\n- [ ] a\n", 2, "- [ ] b"),  # the closer goes
+        ("---\nt: 1\n---\n# H\n- [ ] a\n", 0, "x"),  # so does the opener
+        ("---\nt: 1\n---\n# H\n- [ ] a\n", 2, "  ---"),  # a closer moved
+    ],
+)
+def test_edits_that_open_or_close_front_matter_give_the_full_parse(
+    before: str, line: int, after: str
+) -> None:
+    old_lines = split_lines(before)
+    new_lines = list(old_lines)
+    new_lines[line] = after
+    result = reparse(parse(before), old_lines, new_lines)
+    assert result is None or result == parse("\n".join(new_lines))
+    assert reference_parse("\n".join(new_lines)) == parse("\n".join(new_lines))
+
+
+def test_edits_inside_or_below_front_matter_keep_the_fast_path() -> None:
+    text = "---\ntitle: t\n---\n# H\n- [ ] a\n# I\n- [ ] b\n"
+    lines = split_lines(text)
+    for line, new in ((1, "title: u"), (6, "- [x] b"), (4, "- [ ] a ---")):
+        edited = list(lines)
+        edited[line] = new
+        result = reparse(parse(text), lines, edited)
+        assert result is not None, new
+        assert result == parse("\n".join(edited))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_random_edits_near_front_matter_give_the_full_parse(seed: int) -> None:
+    rng = random.Random(seed)
+    pieces = ["---", "...", "- [ ] a", "# H", "x", "", "  ---", "t: 1", "-----"]
+    for _ in range(400):
+        lines = [rng.choice(pieces) for _ in range(rng.randint(2, 9))]
+        old = parse("\n".join(lines))
+        edited = list(lines)
+        edited[rng.randrange(len(lines))] = rng.choice(pieces)
+        result = reparse(old, lines, edited)
+        assert result is None or result == parse("\n".join(edited)), (lines, edited)

@@ -40,7 +40,7 @@ class RawListItem:
     parent: int | None  # raw index of the enclosing list item
     para_line: int | None  # first line of its first child when that child is a paragraph
     para_col: int  # column where that paragraph's text starts (leading whitespace stripped)
-    para_multiline: bool  # the paragraph has more than one line
+    para_multiline: bool  # the paragraph's content (trimmed) has more than one line
 
 
 class RawHeading(NamedTuple):

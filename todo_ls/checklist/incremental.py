@@ -12,6 +12,13 @@ is still a heading there (an edit that opens a fence or an HTML block would swal
 that the section still holds as many items and headings of the same levels. Then every other
 item, heading and plain list item is kept as it is (same index, same line), and only the
 section's are rebuilt. Anything else returns None, and the caller parses the whole text.
+
+Front matter is the exception to "a section parses the same alone": it exists when line 0
+opens it and a later line closes it, so an edit far below line 0 can create it (by writing the
+closer) or destroy it, swallowing or releasing every boundary above. While line 0 could open
+front matter, an edit of line 0 or of a line that could close it (before or after the edit)
+is therefore parsed whole; any other edit keeps the front matter where it was, and it lies in
+the first section (no heading is inside it), which is parsed from line 0 as in the document.
 """
 
 from __future__ import annotations
@@ -35,6 +42,24 @@ def changed_lines(old: list[str], new: list[str]) -> tuple[int, int] | None:
     return first, last
 
 
+def _may_close_front_matter(line: str) -> bool:
+    # Wider than the scanner's closer (a run of at least the opener's dashes, or `...`, and
+    # blanks): only the lines an edit changed are tested.
+    return line.lstrip(" \t").startswith("---") or line.startswith("...")
+
+
+def _may_change_front_matter(old: list[str], new: list[str], first: int, last: int) -> bool:
+    """Whether the edit of lines `first..last` may open, close, move or remove front matter."""
+    if not (old[0].startswith("---") or new[0].startswith("---")):
+        return False  # line 0 opens no front matter before or after the edit
+    if first == 0:
+        return True
+    return any(
+        _may_close_front_matter(old[i]) or _may_close_front_matter(new[i])
+        for i in range(first, last + 1)
+    )
+
+
 def reparse(
     old: Checklist,
     old_lines: list[str],
@@ -47,6 +72,8 @@ def reparse(
     if changed is None:
         return old if old_lines == new_lines else None
     first, last = changed
+    if _may_change_front_matter(old_lines, new_lines, first, last):
+        return None
     boundaries = [h for h in old.headings if old_lines[h.line].startswith("#")]
     if any(first <= h.line <= last for h in boundaries):
         return None  # a boundary itself was edited

@@ -56,14 +56,21 @@ def reference_parse(text: str, registry: StateRegistry | None = None) -> Checkli
             para_col = 0
             multiline = False
             if tokens[i + 1].type == "paragraph_open":
-                para_line, para_end = _map(tokens[i + 1])
-                multiline = para_end - para_line > 1
+                para_line = _map(tokens[i + 1])[0]
                 # The inline content is the paragraph's source with the container prefixes and
                 # surrounding whitespace removed, so its first line is a suffix of the source
-                # line (of the trimmed one when the paragraph has a single line).
-                first = tokens[i + 2].content.split("\n", 1)[0]
+                # line (of the trimmed one when the content has a single line). Lines of only
+                # what markdown-it-py trims (form feeds, U+2028...) at its end are gone.
+                content = tokens[i + 2].content
+                multiline = "\n" in content
+                first = content.split("\n", 1)[0]
                 source = lines[para_line] if multiline else lines[para_line].rstrip(TRIM)
-                para_col = len(source) - len(first)
+                # A first line of only what markdown-it-py trims (a form feed, U+2028...)
+                # holds no content: it starts at the line's end, as the scanner has it.
+                if first and source.endswith(first):
+                    para_col = len(source) - len(first)
+                else:
+                    para_col = len(lines[para_line])
             raw_items.append(
                 RawListItem(
                     start, end, stack[-1] if stack else None, para_line, para_col, multiline

@@ -675,7 +675,10 @@ def _scan(lines: list[str], found: _Found) -> None:
             if para_kind >= _PENDING:
                 if para_kind == _DEF:
                     raise _Unsupported
-                para_kind = _TASK
+                # markdown-it-py trims the paragraph: a line of only form feeds, U+2028 and
+                # the like does not make it go on past a box that ends its first line.
+                if line[_offset(line, ns) if ex is not line else ns :].strip(trim):
+                    para_kind = _TASK
             continue
         # 4. A new paragraph.
         if para_kind == _PENDING:

@@ -18,6 +18,7 @@ from lsprotocol import types
 
 from todo_ls.server.core import TodoLanguageServer
 from todo_ls.server.diagnostics import Diagnostics
+from todo_ls.server.text_document import LspTextDocument
 from todo_ls.workspace import uri_to_path
 
 log = logging.getLogger(__name__)
@@ -125,11 +126,16 @@ class FileWatch:
 
 
 def register(server: TodoLanguageServer, diagnostics: Diagnostics, watch: FileWatch) -> None:
-    def changed(ls: TodoLanguageServer, uri: str, version: int) -> None:
+    def changed(ls: TodoLanguageServer, uri: str, version: int, resync: bool = False) -> None:
         doc = ls.workspace.get_text_document(uri)
-        path = ls.workspace_index.open_document(uri, version, doc.source)
+        lines = doc.text_lines if isinstance(doc, LspTextDocument) else None
+        path = ls.workspace_index.open_document(uri, version, doc.source, lines)
         if path is None:
             return
+        if resync:
+            # The editor sent its whole text: parse it afresh rather than derive it from the
+            # last parse, whatever that was (the same text would keep it as it is).
+            ls.workspace_index.forget(path)
         diagnostics.push(uri)
         if ls.workspace_index.is_subscribed(path):
             ls.files_changed()
@@ -142,7 +148,11 @@ def register(server: TodoLanguageServer, diagnostics: Diagnostics, watch: FileWa
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: TodoLanguageServer, params: types.DidChangeTextDocumentParams) -> None:
-        changed(ls, params.text_document.uri, params.text_document.version)
+        whole = any(
+            isinstance(change, types.TextDocumentContentChangeWholeDocument)
+            for change in params.content_changes
+        )
+        changed(ls, params.text_document.uri, params.text_document.version, resync=whole)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: TodoLanguageServer, params: types.DidCloseTextDocumentParams) -> None:

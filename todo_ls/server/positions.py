@@ -31,6 +31,21 @@ class Encoding(enum.Enum):
             return len(prefix.encode("utf-8"))
         return len(prefix.encode("utf-16-le")) // 2
 
+    def code_point(self, line: str, character: int) -> int:
+        """The code-point column of client column `character` in `line`: the end of the line
+        for a column past it (LSP), the next character for one inside a character."""
+        if self is Encoding.UTF32 or line.isascii():
+            return min(character, len(line))
+        units = 0
+        for col, char in enumerate(line):
+            if units >= character:
+                return col
+            if self is Encoding.UTF8:
+                units += len(char.encode("utf-8"))
+            else:
+                units += 2 if ord(char) > 0xFFFF else 1
+        return len(line)
+
     def position(self, lines: list[str], line: int, col: int) -> types.Position:
         """A client `Position` for code-point (`line`, `col`)."""
         text = lines[line] if line < len(lines) else ""
