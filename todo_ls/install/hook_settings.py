@@ -1,6 +1,6 @@
 """Merge todo-ls's hook entries into an agent's JSON settings file, and take them out again.
 
-Claude Code, Codex CLI and Gemini CLI read hooks in one shape:
+The hook hosts (todo_ls/hook/hosts/) read hooks in one shape:
 `{"hooks": {"<Event>": [{"matcher"?: "...", "hooks": [{"type": "command", "command": "..."}]}]}}`.
 todo-ls adds one group per event holding only its own command and touches nothing else.
 
@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from todo_ls.hook.hosts.base import HookHost as Host
 from todo_ls.install import Options
 from todo_ls.store import default_state_dir
 
@@ -47,7 +48,7 @@ class HookEvent:
 class HookHost:
     """An agent whose settings take hooks in the shared shape."""
 
-    kind: str  # "claude-code" | "codex" | "gemini-cli": also the hook's `--host`
+    kind: str  # the hook host's kind: also the hook's `--host`
     label: str  # for messages
     events: Sequence[HookEvent]
     project_file: str  # relative to the project folder
@@ -65,6 +66,19 @@ class HookHost:
         if self.timeout is not None:
             entry["timeout"] = self.timeout
         return entry
+
+
+def settings_of(host: Host, options: Options) -> HookHost:
+    """Where and what `todo-ls install` writes for the hook host `host`."""
+    return HookHost(
+        kind=host.kind,
+        label=host.label,
+        events=tuple(HookEvent(e.name, e.matcher) for e in host.install_events),
+        project_file=host.project_settings,
+        user_file=host.user_settings(options.env),
+        timeout=host.timeout,
+        note=host.trust_note,
+    )
 
 
 def hook_command(base: str, kind: str) -> str:
