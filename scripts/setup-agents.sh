@@ -36,3 +36,45 @@ install_agent claude-code @anthropic-ai/claude-code 2.1.332 \
   node_modules/@anthropic-ai/claude-code-linux-x64/claude
 install_agent codex @openai/codex 0.171.0 \
   node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex
+
+# --- Qwen Code, GitHub Copilot CLI, Factory Droid (the hook hosts added for issue 18) ---------
+# Qwen Code ships as one bundle with no dependencies: `npm pack` and unpack it (about 123 MB),
+# run with Node (`node package/cli-entry.js`). Copilot CLI's loader package brings the platform
+# binary (a 197 MB Node single-executable that unpacks ~235 MB into XDG_CACHE_HOME on its
+# first run). Droid: the platform package itself (the launcher of that release has no matching
+# binary on the registry). About 30 s and 600 MB more on a first run.
+install_packed_agent() {  # name package version
+  local name="$1" package="$2" version="$3"
+  local dir="$ROOT/$name"
+  local entry="$dir/package/cli-entry.js"
+  if [ -f "$entry" ] && node "$entry" --version 2>/dev/null | grep -qF "$version"; then
+    echo "$name $version already installed in $dir"
+    return 0
+  fi
+  command -v npm >/dev/null || { echo "setup-agents: npm is required" >&2; exit 1; }
+  rm -rf "$dir.tmp"
+  mkdir -p "$dir.tmp"
+  (
+    cd "$dir.tmp"
+    npm pack --silent "$package@$version" >/dev/null
+    tar -xzf ./*.tgz
+    rm -f ./*.tgz
+  )
+  rm -rf "$dir"
+  mv "$dir.tmp" "$dir"
+  local got
+  got="$(node "$entry" --version 2>&1 || true)"
+  case "$got" in
+    *"$version"*) echo "$name $version installed in $dir" ;;
+    *) echo "setup-agents: $name: expected $version, got: $got" >&2; exit 1 ;;
+  esac
+}
+
+install_packed_agent qwen-code @qwen-code/qwen-code 0.24.4
+# Its first run unpacks into XDG_CACHE_HOME: the version check does it once into the folder the
+# tests share (tests/agents/agent_harness.py), not into the user's ~/.cache.
+XDG_CACHE_HOME="$ROOT/copilot-cli/xdg-cache" install_agent copilot-cli @github/copilot 1.0.102 \
+  node_modules/@github/copilot-linux-x64/copilot
+install_agent droid @factory/cli-linux-x64 0.225.2 \
+  node_modules/@factory/cli-linux-x64/bin/droid
+# --- end of Qwen Code, Copilot CLI, Droid ----------------------------------------------------
