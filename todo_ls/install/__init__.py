@@ -1,8 +1,9 @@
 """`todo-ls install <agent>`: write todo-ls into an agent's own settings.
 
 A small registry: each agent's module has `install(options) -> exit code`. The hook hosts
-(Claude Code, Codex CLI, Gemini CLI) share `hook_settings`, which merges hook entries into a
-JSON settings file and takes them out again; OpenCode's (`opencode`) edits opencode.json.
+(Claude Code, Codex CLI, Gemini CLI, Qwen Code, Copilot CLI, Droid) share `hook_settings`,
+which merges hook entries into a JSON settings file and takes them out again; OpenCode's
+(`opencode`) edits opencode.json.
 """
 
 from __future__ import annotations
@@ -23,6 +24,9 @@ HOSTS: dict[str, str] = {
     "claude-code": "todo_ls.install.claude_code",
     "codex": "todo_ls.install.codex",
     "gemini-cli": "todo_ls.install.gemini_cli",
+    "qwen-code": "todo_ls.install.qwen_code",
+    "copilot-cli": "todo_ls.install.copilot_cli",
+    "droid": "todo_ls.install.droid",
     "opencode": "todo_ls.install.opencode",
 }
 
