@@ -1,9 +1,9 @@
 """`todo-ls install <agent>`: write todo-ls into an agent's own settings.
 
-A small registry: each agent's module has `install(options) -> exit code`. The hook hosts
-(Claude Code, Codex CLI, Gemini CLI, Qwen Code, Copilot CLI, Droid) share `hook_settings`,
-which merges hook entries into a JSON settings file and takes them out again; OpenCode's
-(`opencode`) edits opencode.json.
+A small registry: each agent's module has `install(options) -> exit code`. A hook host's
+module is a few lines: its settings files, events and trust step come from its module in
+todo_ls/hook/hosts/, and `hook_settings` merges the hook entries into the JSON settings file
+and takes them out again. OpenCode's (`opencode`) edits opencode.json.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Merge todo-ls's hook entries into an agent's JSON settings file, and take them out again.
 
-Claude Code, Codex CLI, Gemini CLI, Qwen Code and Droid read hooks in one shape:
+The hook hosts (todo_ls/hook/hosts/) read hooks in one shape:
 `{"hooks": {"<Event>": [{"matcher"?: "...", "hooks": [{"type": "command", "command": "..."}]}]}}`.
 todo-ls adds one group per event holding only its own command and touches nothing else.
 GitHub Copilot CLI lists the handlers themselves under each event, with the command under
@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from todo_ls.hook.hosts.base import HookHost as Host
 from todo_ls.install import Options
 from todo_ls.store import default_state_dir
 
@@ -50,7 +51,7 @@ class HookEvent:
 class HookHost:
     """An agent whose settings take hooks in the shared shape."""
 
-    kind: str  # a host kind of `todo-ls hook --host`
+    kind: str  # the hook host's kind: also the hook's `--host`
     label: str  # for messages
     events: Sequence[HookEvent]
     project_file: str  # relative to the project folder
@@ -84,6 +85,19 @@ class HookHost:
     def is_ours(self, handler: object) -> bool:
         """A handler todo-ls wrote for this agent (any install path)."""
         return is_ours(handler, self.kind, self.command_key)
+
+
+def settings_of(host: Host, options: Options) -> HookHost:
+    """Where and what `todo-ls install` writes for the hook host `host`."""
+    return HookHost(
+        kind=host.kind,
+        label=host.label,
+        events=tuple(HookEvent(e.name, e.matcher) for e in host.install_events),
+        project_file=host.project_settings,
+        user_file=host.user_settings(options.env),
+        timeout=host.timeout,
+        note=host.trust_note,
+    )
 
 
 def hook_command(base: str, kind: str) -> str:
