@@ -136,6 +136,16 @@ class QwenCode(ChatAgent):
     def shell(self, command: str) -> Reply:
         return Reply(tool="run_shell_command", arguments={"command": command})
 
+    def enable_todo_list(self) -> None:
+        """Offer the model `todo_write` (off by default)."""
+        settings = json.loads(self.user_settings.read_text(encoding="utf-8"))
+        self.write_user_settings({**settings, "tools": {"todoWrite": {"enabled": True}}})
+
+    def todo_list(self, todos: list[tuple[str, str]]) -> Reply:
+        """`todo_write` with (content, status) items."""
+        items = [{"id": str(n), "content": c, "status": s} for n, (c, s) in enumerate(todos, 1)]
+        return Reply(tool="todo_write", arguments={"todos": items})
+
     def tick(self) -> list[Reply]:
         # Qwen Code refuses a command that edits a file the session has not read.
         read = Reply(tool="read_file", arguments={"file_path": str(self.project.plan_path)})

@@ -105,12 +105,19 @@ def test_qwen_code_hooks_and_their_timeout_in_seconds(tmp_path: Path) -> None:
     opts = options(tmp_path)
     assert qwen_code.install(opts) == 0
     data = json.loads((tmp_path / "project/.qwen/settings.json").read_text(encoding="utf-8"))
-    assert sorted(data["hooks"]) == ["Stop", "StopFailure", "SubagentStop", "UserPromptSubmit"]
-    for event in data["hooks"]:
-        (group,) = data["hooks"][event]
-        assert group == {
-            "hooks": [{"type": "command", "command": ours("qwen-code"), "timeout": 30}]
-        }
+    assert sorted(data["hooks"]) == [
+        "Notification",
+        "PostToolUse",
+        "SessionEnd",
+        "SessionStart",
+        "Stop",
+        "StopFailure",
+        "SubagentStop",
+        "UserPromptSubmit",
+    ]
+    handler = {"type": "command", "command": ours("qwen-code"), "timeout": 30}
+    assert data["hooks"]["Stop"] == [{"hooks": [handler]}]
+    assert data["hooks"]["PostToolUse"] == [{"matcher": "todo_write", "hooks": [handler]}]
     assert "folderTrust" in printed(opts)  # trust skips project hooks silently
 
 
@@ -188,7 +195,7 @@ def test_droid_hooks_in_claude_codes_shape(tmp_path: Path) -> None:
     data = json.loads((tmp_path / "project/.factory/settings.json").read_text(encoding="utf-8"))
     (stop,) = data["hooks"]["Stop"]
     assert stop == {"hooks": [{"type": "command", "command": ours("droid"), "timeout": 30}]}
-    assert commands(data, "PostToolUse") == [ours("droid")]
+    assert data["hooks"]["PostToolUse"][0]["matcher"] == "TodoWrite"
 
 
 @pytest.mark.parametrize("target", sorted(MODULES))
