@@ -16,10 +16,10 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from agent_harness import OPEN_LINES, VENV_BIN, Json, Project, wait_session
+from agent_harness import OPEN_LINES, VENV_BIN, AgentRun, Json, Project, wait_session
 from chat_agents import ChatAgent, CopilotCLI, Droid, QwenCode
 from fake_agent_models import FakeChatCompletionsAPI
-from fake_model import stall, text
+from fake_model import Reply, stall, text
 from lsp_harness import with_no_host
 from reliability_support import StdioLanguageServer, wait_until
 
@@ -103,11 +103,9 @@ def test_open_items_block_once_naming_each_and_the_ticked_plan_stops(chat_agent:
     chat_agent.project.install(chat_agent.host)
     # 1: ends the turn with the plan open → blocked; then ticks every box; then ends the turn.
     ticks = chat_agent.tick()
-    chat_agent.model.script(text("Done."), *ticks, text("All items are ticked."))
 
-    run = chat_agent.run()
+    finish(chat_agent, text("Done."), *ticks, text("All items are ticked."))
 
-    assert chat_agent.finished(run), f"{chat_agent.host} did not end normally: {run.stderr[-2000:]}"
     nudges = chat_agent.model.nudges()
     assert len(nudges) == 1, f"expected one block, the model received {len(nudges)}: {nudges}"
     first_line = nudges[0].split("\n", 1)[0]
@@ -122,11 +120,9 @@ def test_open_items_block_once_naming_each_and_the_ticked_plan_stops(chat_agent:
 
 def test_a_text_only_answer_is_not_blocked_again(chat_agent: ChatAgent) -> None:
     chat_agent.project.install(chat_agent.host)
-    chat_agent.model.script(text("Done."), text("I need your input on the schema first."))
 
-    run = chat_agent.run()
+    finish(chat_agent, text("Done."), text("I need your input on the schema first."))
 
-    assert chat_agent.finished(run), f"{chat_agent.host} did not end normally: {run.stderr[-2000:]}"
     assert len(chat_agent.model.nudges()) == 1
     assert len(chat_agent.model.requests) == 2, "the answer in words was blocked again"
     assert chat_agent.project.open_items() == 2
@@ -140,12 +136,9 @@ def test_work_without_ticking_is_capped_and_shows_paused_no_progress(
     # before the agent exits (and merged with todo-ls's by the install).
     add_user_stop_hook(chat_agent, "sleep 1")
     chat_agent.project.install(chat_agent.host, "--scope", "user")
-    # Works (a command) and ends its turn, again and again, never ticking a box.
-    chat_agent.model.script(*[chat_agent.shell("ls"), text("Still working on it.")] * 8)
 
-    run = chat_agent.run()
+    run = finish(chat_agent, *busy(chat_agent))
 
-    assert chat_agent.finished(run), f"{chat_agent.host} did not end normally: {run.stderr[-2000:]}"
     blocks = len(chat_agent.model.nudges())
     assert blocks == 2, f"{blocks} blocks with maxNoProgressNudges = 2"
     assert chat_agent.model.pending() > 0, "the agent was not let go while it still had work"
@@ -163,14 +156,25 @@ def test_three_registrations_block_once(chat_agent: ChatAgent) -> None:
     wrapped = f"sleep 0.5; {shlex.quote(str(VENV_BIN / 'todo-ls'))} hook --host {chat_agent.host}"
     add_stop_handler(chat_agent, wrapped)
     ticks = chat_agent.tick()
-    chat_agent.model.script(text("Done."), *ticks, text("All items are ticked."))
 
-    run = chat_agent.run()
+    finish(chat_agent, text("Done."), *ticks, text("All items are ticked."))
 
-    assert chat_agent.finished(run), f"{chat_agent.host} did not end normally: {run.stderr[-2000:]}"
     nudges = chat_agent.model.nudges()
     assert len(nudges) == 1, f"three registrations gave {len(nudges)} blocks: {nudges}"
     assert chat_agent.project.open_items() == 0
+
+
+def finish(agent: ChatAgent, *script: Reply) -> AgentRun:
+    """One prompt run with the model answering `script`, to a normal end."""
+    agent.model.script(*script)
+    run = agent.run()
+    assert agent.finished(run), f"{agent.host} did not end normally: {run.stderr[-2000:]}"
+    return run
+
+
+def busy(agent: ChatAgent) -> list[Reply]:
+    """A model that works (a command) and ends its turn, again and again, never ticking."""
+    return [agent.shell("ls"), text("Still working on it.")] * 8
 
 
 def add_user_stop_hook(agent: ChatAgent, command: str) -> None:
@@ -205,11 +209,9 @@ def test_the_nudge_handed_back_as_a_prompt_does_not_reset_the_episode_cap(
     agent: ChatAgent = request.getfixturevalue(fixture)
     agent.project.settings({"maxNoProgressNudges": 10, "maxNudgesPerEpisode": 2})
     agent.project.install(agent.host)
-    agent.model.script(*[agent.shell("ls"), text("Still working on it.")] * 8)
 
-    run = agent.run()
+    finish(agent, *busy(agent))
 
-    assert agent.finished(run), f"{agent.host} did not end normally: {run.stderr[-2000:]}"
     blocks = len(agent.model.nudges())
     assert blocks == 2, f"{blocks} blocks with maxNudgesPerEpisode = 2"
 

@@ -18,9 +18,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from todo_ls.hook.hosts.base import HookHost, InstallEvent, LineKind, home, texts
+from todo_ls.hook.hosts.base import HookHost, InstallEvent, LineKind, home
+from todo_ls.hook.hosts.claude_code import message_kind
 from todo_ls.hook.sources import Todo, todowrite_list
-from todo_ls.hook.transcript import mentions_nudge
 
 if TYPE_CHECKING:
     from todo_ls.hook.protocol import HookInput
@@ -51,22 +51,11 @@ class Droid(HookHost):
         return home(env) / ".factory" / "settings.json"
 
     def line_kind(self, record: Mapping[str, Any]) -> LineKind | None:
+        # Claude Code's record with the role in the message instead of the record's type.
         message = record.get("message")
         if record.get("type") != "message" or not isinstance(message, Mapping):
             return None
-        content = message.get("content")
-        parts = content if isinstance(content, list) else []
-        if message.get("role") == "assistant":
-            tool = any(isinstance(p, Mapping) and p.get("type") == "tool_use" for p in parts)
-            return "tool" if tool else None
-        if message.get("role") != "user" or any(
-            isinstance(p, Mapping) and p.get("type") == "tool_result" for p in parts
-        ):
-            return None
-        said = texts(content)
-        if mentions_nudge(said):
-            return "nudge"
-        return "prompt" if any(t.strip() for t in said) else None
+        return message_kind({"type": message.get("role"), "message": message})
 
     def own_list(
         self, hook: HookInput, env: Mapping[str, str], transcript: Transcript | None
