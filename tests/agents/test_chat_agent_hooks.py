@@ -132,10 +132,11 @@ def test_work_without_ticking_is_capped_and_shows_paused_no_progress(
     chat_agent: ChatAgent, watching_server: WatchingServer
 ) -> None:
     chat_agent.project.settings({"maxNoProgressNudges": 2})
-    # The user's own Stop hook, slow enough for the editor to show the session paused
-    # before the agent exits (and merged with todo-ls's by the install).
-    add_user_stop_hook(chat_agent, "sleep 1")
     chat_agent.project.install(chat_agent.host, "--scope", "user")
+    # The user's own Stop hook after todo-ls's, slow enough for the editor to show the
+    # session paused before the agent exits (whether the host runs the two side by side or
+    # one after the other).
+    add_user_stop_hook(chat_agent, "sleep 1")
 
     run = finish(chat_agent, *busy(chat_agent))
 
@@ -178,14 +179,15 @@ def busy(agent: ChatAgent) -> list[Reply]:
 
 
 def add_user_stop_hook(agent: ChatAgent, command: str) -> None:
-    """A Stop hook of the user's own in the agent's user settings, in the host's shape."""
-    path = agent.user_settings
-    settings = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    """A Stop hook of the user's own after todo-ls's in the agent's user settings, in the
+    host's shape."""
+    settings = json.loads(agent.user_settings.read_text(encoding="utf-8"))
+    stop = settings.setdefault("hooks", {}).setdefault("Stop", [])
     if isinstance(agent, CopilotCLI):
-        handlers: list[Json] = [{"type": "command", "bash": command, "timeoutSec": 30}]
+        stop.append({"type": "command", "bash": command, "timeoutSec": 30})
     else:
-        handlers = [{"hooks": [{"type": "command", "command": command, "timeout": 30}]}]
-    agent.write_user_settings({**settings, "hooks": {"Stop": handlers}})
+        stop.append({"hooks": [{"type": "command", "command": command, "timeout": 30}]})
+    agent.write_user_settings(settings)
 
 
 def add_stop_handler(agent: ChatAgent, command: str) -> None:
