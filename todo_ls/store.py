@@ -759,13 +759,15 @@ class Store:
         open_hash: str,
         owner: str,
         now: float,
+        reason: Callable[[int], str] | None = None,
     ) -> Claim | None:
         """Record a Stop-hook block as a sent nudge, once per `opportunity` of the session.
 
         Parallel hook processes of one Stop (several registrations, retries) compute the same
         `opportunity` from the same input: the first one to commit gets the claim, the others
         None and must not block. A block is delivered by the hook's answer itself, so it is
-        recorded as sent at once."""
+        recorded as sent at once. `reason(number)`, the block's text, is kept as the session's
+        latest reason in the same transaction."""
 
         def body(c: sqlite3.Connection) -> Claim | None:
             taken = c.execute(
@@ -788,6 +790,12 @@ class Store:
                 "VALUES (?, ?, ?, ?)",
                 (session_id, opportunity, work_mark, cur.lastrowid),
             )
+            if reason is not None:
+                c.execute(
+                    "INSERT INTO hook_work (session_id, last_reason) VALUES (?, ?) "
+                    "ON CONFLICT (session_id) DO UPDATE SET last_reason = excluded.last_reason",
+                    (session_id, reason(number)),
+                )
             return Claim(cur.lastrowid, session_id, number)
 
         return self._transaction(body, session_id)
@@ -799,17 +807,6 @@ class Store:
                 "INSERT INTO hook_work (session_id, tool_runs) VALUES (?, 1) "
                 "ON CONFLICT (session_id) DO UPDATE SET tool_runs = tool_runs + 1",
                 (session_id,),
-            ),
-            session_id,
-        )
-
-    def set_last_reason(self, session_id: str, reason: str) -> None:
-        """Remember the reason of the session's latest Stop block."""
-        self._transaction(
-            lambda c: c.execute(
-                "INSERT INTO hook_work (session_id, last_reason) VALUES (?, ?) "
-                "ON CONFLICT (session_id) DO UPDATE SET last_reason = excluded.last_reason",
-                (session_id, reason),
             ),
             session_id,
         )

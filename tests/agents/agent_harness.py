@@ -20,7 +20,6 @@ import shutil
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -656,8 +655,16 @@ class GeminiTui:
         assert text not in self.prompts, f"prompt {text!r} used twice"
         self.prompts.append(text)
         self._tmux("send-keys", "-t", "gemini", "-l", text)
-        time.sleep(0.2)  # a paste followed at once by Enter is taken as a newline
-        self._tmux("send-keys", "-t", "gemini", "Enter")
+        wait_until(lambda: text in self.screen(), 30.0, f"{text!r} typed into the TUI")
+        # An Enter right after the text (or while the TUI is still starting) may be taken as
+        # part of the input: press it again until the prompt reached the hook (an Enter on
+        # an empty input does nothing).
+        for _ in range(5):
+            self._tmux("send-keys", "-t", "gemini", "Enter")
+            with contextlib.suppress(AssertionError):
+                wait_until(lambda: self.record() is not None, 8.0, "the prompt's hook event")
+                return
+        raise AssertionError(f"the TUI did not take the prompt {text!r}:\n{self.screen()}")
 
     def interrupt(self) -> None:
         """Esc, as the user presses it."""
@@ -700,11 +707,13 @@ class GeminiTui:
 
 Agent = ClaudeCode | Codex
 HookAgent = ClaudeCode | Codex | GeminiCli
-Conversation = ClaudeConversation | CodexThread
+Conversation = ClaudeConversation | CodexThread | GeminiTui
 HELD = 120.0  # seconds a held answer waits for `release()` (tests release it long before)
 
 
-def start_held_turn(agent: Agent, conversation: Conversation, answer: str, *then: Reply) -> None:
+def start_held_turn(
+    agent: HookAgent, conversation: Conversation, answer: str, *then: Reply
+) -> None:
     """Start a turn whose first model answer (`answer`, ending the turn) is held back until
     `agent.model.release()`, with `then` scripted after it; returns once the model holds it."""
     agent.model.script(stall(HELD, answer), *then)

@@ -157,3 +157,33 @@ def test_the_sessions_own_todo_list_is_counted_and_named_in_the_nudge(
         assert finished.get("nudges") == 1
     finally:
         conversation.stop()
+
+
+def test_a_text_only_answer_shows_idle_answered_without_working(
+    agent: Agent,
+    conversation: Conversation,
+    language_server: StdioLanguageServer,
+) -> None:
+    model = agent.model
+    model.script(text("Done."), text("I need your input on the schema first."))
+
+    conversation.start_turn("Work through PLAN.md.")
+
+    assert conversation.finish_turn() == "completed"
+    assert len(model.nudges()) == 1
+    answered = wait_session(
+        language_server,
+        conversation.session_id,
+        lambda s: s.get("state") == "idle" and s.get("detail") == "answered without working",
+        "idle, answered without working",
+        SHOWN,
+    )
+    assert answered.get("host") == agent.host
+    assert (answered.get("nudges"), answered.get("open")) == (1, 2)
+
+    # The user's answer is a new episode: its turn ending with the plan open is nudged.
+    model.script(text("Noted."), agent.shell(tick_all()), text("All items are ticked."))
+    conversation.start_turn("Use JSON for the schema.")
+    assert conversation.finish_turn() == "completed"
+    assert len(model.nudges()) == 2
+    assert agent.project.open_items() == 0

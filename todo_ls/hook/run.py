@@ -174,15 +174,16 @@ def _stop(call: _Call) -> str | None:
     todos = _store_own_list(call, host.own_list(hook, env, transcript)) or []
     own = [sources.Entry(t["content"], t["status"], t.get("priority")) for t in todos]
     items = open_set(own, _file_items(folder, settings, store))
+    open_hash = items.hash  # computed anew at each use: once here
     mark = core.work_mark(seen.tool_end, store.hook_work(sid)[0], todos)
-    key = core.opportunity(hook.turn, mark, items.hash, hook)
+    key = core.opportunity(hook.turn, mark, open_hash, hook)
     if store.has_stop_block(sid, key):
         return None  # another process answered this very Stop (a second registration)
     pause = store.paused(sid)
     facts = core.StopFacts(
         items=items,
         pause_reason=pause.reason if pause else None,
-        history=read_history(store, sid, items.hash),
+        history=read_history(store, sid, open_hash),
         work_mark=mark,
         last_block_mark=store.last_stop_mark(sid),
         latest=seen.latest,
@@ -196,12 +197,15 @@ def _stop(call: _Call) -> str | None:
         store.pause(sid, verdict.new_pause, now, keep_user_pause=True)
     answer = None
     if verdict.block:
-        claim = store.claim_stop_block(sid, key, mark, items.hash, f"hook:{os.getpid()}", now)
+
+        def reason(number: int) -> str:
+            return core.block_reason(items, number)
+
+        owner = f"hook:{os.getpid()}"
+        claim = store.claim_stop_block(sid, key, mark, open_hash, owner, now, reason)
         if claim is None:
             return None  # lost the race to a parallel process of the same Stop
-        reason = core.block_reason(items, claim.number)
-        store.set_last_reason(sid, reason)
-        answer = host.block_answer(reason)
+        answer = host.block_answer(reason(claim.number))
     store.record_hook_session(
         sid,
         hook.host,

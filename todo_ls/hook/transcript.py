@@ -21,7 +21,9 @@ from typing import Any, NamedTuple, TypeVar
 from todo_ls.hook.hosts.base import NUDGE_MARK, HookHost, LineKind
 
 TAIL_BYTES = 512 * 1024
-FAR_BYTES = 4 * 1024 * 1024  # an own list set long ago: at most this far back
+# An own list set long ago: at most this far back. Once found, the store keeps it, so only a
+# hook that first sees a session late looks this far.
+FAR_BYTES = 1024 * 1024
 _MARK = NUDGE_MARK.encode()
 _T = TypeVar("_T")
 

@@ -15,9 +15,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, NamedTuple
 
 if TYPE_CHECKING:
     from todo_ls.hook.protocol import HookInput
@@ -52,9 +51,9 @@ CLAUDE_EVENTS: Mapping[str, Event] = {
 }
 
 
-@dataclass(frozen=True)
-class InstallEvent:
-    """One event `todo-ls install` registers todo-ls's hook for."""
+class InstallEvent(NamedTuple):
+    """One event `todo-ls install` registers todo-ls's hook for (a tuple, not a dataclass:
+    the hook imports this module, and dataclasses costs it more than the rest of a Stop)."""
 
     name: str
     matcher: str | None = None  # tool events only: which tools
