@@ -2,32 +2,29 @@
 against `FakeChatCompletionsAPI` (all three speak OpenAI chat completions) in a throw-away
 `Project` whose hooks `todo-ls install` wrote (docs/testing-agents.md).
 
-Each runs one prompt to its end in print mode (`run`), or is started and interrupted (`start`,
-Qwen Code). The binaries come from scripts/setup-agents.sh; a missing one fails the test with
+Each runs one prompt to its end in print mode (`run`); Qwen Code's TUI also runs under tmux
+(`conversation`, driven as Gemini CLI's). The binaries come from scripts/setup-agents.sh; a missing one fails the test with
 that hint. Like agent_harness.py, a plain module imported by name.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import signal
-import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
 from agent_harness import (
-    RUN_TIMEOUT,
     AgentRun,
+    GeminiTui,
     Json,
     Project,
     _cache,
     _installed,
-    _jsonl,
     run_to_end,
 )
 from fake_agent_models import FakeChatCompletionsAPI, tick_all
 from fake_model import Reply
+from reliability_support import wait_until
 
 QWEN_VERSION = "0.24.4"
 COPILOT_VERSION = "1.0.102"
@@ -95,6 +92,13 @@ class QwenCode(ChatAgent):
                 "privacy": {"usageStatisticsEnabled": False},
                 "telemetry": {"enabled": False},
                 "general": {"enableAutoUpdate": False},
+                # The TUI's side requests offer tools: they would take the scripted replies.
+                "ui": {"enableFollowupSuggestions": False},
+                "memory": {
+                    "enableManagedAutoMemory": False,
+                    "enableManagedAutoDream": False,
+                    "enableAutoSkill": False,
+                },
             }
         )
 
@@ -109,29 +113,15 @@ class QwenCode(ChatAgent):
             "QWEN_CODE_SUPPRESS_YOLO_WARNING": "1",
         }
 
+    def _command(self) -> list[str]:
+        return ["node", str(self.entry), "--yolo"]
+
     def command(self, prompt: str) -> list[str]:
-        return ["node", str(self.entry), "-p", prompt, "--yolo", "-o", "stream-json"]
+        return [*self._command(), "-p", prompt, "-o", "stream-json"]
 
-    def start(self, prompt: str = PROMPT) -> subprocess.Popen[str]:
-        """The agent in its own process group, as a terminal runs it (`interrupt`)."""
-        return subprocess.Popen(
-            self.command(prompt),
-            env=self.env(),
-            cwd=self.project.root,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            start_new_session=True,
-        )
-
-    @staticmethod
-    def interrupt(proc: subprocess.Popen[str]) -> AgentRun:
-        """Ctrl-C in the terminal: SIGINT to the whole group (Qwen Code runs a worker
-        process beside the one started), then the run as it ended."""
-        os.killpg(proc.pid, signal.SIGINT)
-        out, err = proc.communicate(timeout=RUN_TIMEOUT)
-        return AgentRun(proc.returncode, _jsonl(out), err)
+    def conversation(self) -> QwenTui:
+        """The interactive TUI in a tmux session, typed into as a user does."""
+        return QwenTui(self)
 
     def shell(self, command: str) -> Reply:
         return Reply(tool="run_shell_command", arguments={"command": command})
@@ -261,3 +251,18 @@ class Droid(ChatAgent):
     def finished(self, run: AgentRun) -> bool:
         results = run.of_type("result")
         return run.returncode == 0 and bool(results) and results[-1].get("is_error") is False
+
+
+class QwenTui(GeminiTui):
+    """Qwen Code's TUI under tmux, driven as Gemini CLI's (Qwen Code is its fork). After Esc it
+    puts the cancelled prompt back into the input: a new prompt clears it first."""
+
+    CANCELLED = "Request cancelled."
+
+    def start_turn(self, text: str) -> None:
+        self._tmux("send-keys", "-t", "gemini", "C-u")
+        super().start_turn(text)
+
+    def wait_cancelled(self, timeout: float = 30.0) -> None:
+        """Wait until the screen says the turn was cancelled (Qwen Code runs no hook then)."""
+        wait_until(lambda: self.CANCELLED in self.screen(), timeout, "Request cancelled.")

@@ -3,7 +3,7 @@ install`: one block naming each open `path:line`, then a free stop once the boxe
 a text-only answer is not blocked again; a model that works but never ticks is let go after
 `maxNoProgressNudges` and a language server shows it `paused` `no-progress`; three
 registrations block once. Then what differs per host: the nudge handed back as a prompt does
-not start a new episode (Qwen Code, Copilot CLI), Qwen Code's own list and its interrupt,
+not start a new episode (Qwen Code, Copilot CLI), Qwen Code's own list and Esc in its TUI,
 Copilot CLI's folder trust."""
 
 from __future__ import annotations
@@ -11,12 +11,11 @@ from __future__ import annotations
 import json
 import shlex
 import sys
-import time
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from agent_harness import OPEN_LINES, VENV_BIN, AgentRun, Json, Project, wait_session
+from agent_harness import HELD, OPEN_LINES, VENV_BIN, AgentRun, Json, Project, wait_session
 from chat_agents import ChatAgent, CopilotCLI, Droid, QwenCode
 from fake_agent_models import FakeChatCompletionsAPI
 from fake_model import Reply, stall, text
@@ -250,23 +249,33 @@ def test_qwen_own_todo_list_is_named_and_counted(
     assert finished.get("nudges") == 1
 
 
-def test_qwen_interrupted_turn_is_not_blocked(qwen: QwenCode) -> None:
+def test_qwen_esc_in_the_tui_is_not_blocked_and_the_next_prompt_is_supervised(
+    qwen: QwenCode,
+) -> None:
     qwen.project.install(qwen.host)
-    qwen.model.script(stall(120, "Looking at the plan."))
-    proc = qwen.start()
+    tui = qwen.conversation()
     try:
-        qwen.model.wait_for(lambda m: m.pending() == 0, 60)  # the held answer is streaming
-        time.sleep(0.5)  # what a user sees before pressing Ctrl-C
+        model = qwen.model
+        model.script(stall(HELD, "Looking at the plan."))
+        tui.start_turn("Work through PLAN.md.")
+        model.wait_for(lambda m: m.pending() == 0, 60)  # the held answer is streaming
 
-        run = qwen.interrupt(proc)
+        tui.interrupt()
+
+        tui.wait_cancelled()
+        model.release()  # the stalled answer nobody reads any more
+        assert len(model.requests) == 1, "the model was asked again after Esc"
+        # The next real prompt: ends its turn with the plan open → one nudge; ticks; stops.
+        model.script(text("Done."), *qwen.tick(), text("All items are ticked."))
+        tui.start_turn("Go on.")
+        assert tui.finish_turn(90) == "completed"
+        # The conversation is cumulative: a block after Esc would be a second nudge here.
+        nudges = model.nudges()
+        assert len(nudges) == 1, f"{len(nudges)} nudges: one came after Esc? {nudges}"
+        assert "PLAN.md:3" in nudges[0] and "PLAN.md:5" in nudges[0]
+        assert qwen.project.open_items() == 0
     finally:
-        qwen.model.release()
-        if proc.poll() is None:
-            proc.kill()
-    assert not qwen.finished(run)
-    assert qwen.model.nudges() == [], "an interrupted turn was answered with a nudge"
-    assert len(qwen.model.requests) == 1, "the model was asked again after the interrupt"
-    assert not any("Stop" in line for line in qwen.project.hook_log()), qwen.project.hook_log()
+        tui.stop()
 
 
 def test_copilot_runs_the_repository_hooks_only_in_a_trusted_folder(copilot: CopilotCLI) -> None:
