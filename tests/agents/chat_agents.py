@@ -3,8 +3,9 @@ against `FakeChatCompletionsAPI` (all three speak OpenAI chat completions) in a 
 `Project` whose hooks `todo-ls install` wrote (docs/testing-agents.md).
 
 Each runs one prompt to its end in print mode (`run`); Qwen Code's TUI also runs under tmux
-(`conversation`, driven as Gemini CLI's). The binaries come from scripts/setup-agents.sh; a missing one fails the test with
-that hint. Like agent_harness.py, a plain module imported by name.
+(`conversation`, driven as Gemini CLI's). The binaries come from scripts/setup-agents.sh; a
+missing one fails the test with that hint. Like agent_harness.py, a plain module imported by
+name.
 """
 
 from __future__ import annotations
