@@ -761,3 +761,16 @@ def wait_session(
         sessions = server.supervisor.get("sessions")
         raise AssertionError(f"{exc}; session {session_id}; status sessions: {sessions}") from None
     return found[0]
+
+
+def wait_paused(
+    server: StdioLanguageServer, session_id: str, reason: str, timeout: float = 10.0
+) -> Json:
+    """Wait until the language server shows the session `paused` for `reason`."""
+    return wait_session(
+        server,
+        session_id,
+        lambda s: s.get("state") == "paused" and s.get("pausedReason") == reason,
+        f"paused {reason}",
+        timeout,
+    )

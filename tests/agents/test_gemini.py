@@ -1,15 +1,12 @@
-"""Gemini CLI 0.61.0 in its TUI under tmux, typed into as a user does: Esc is an interrupt that
-pauses the session (Gemini CLI runs `AfterAgent` after it, and a block there would be
-dropped), the nudge handed back through `BeforeAgent` is not a user prompt, so todo-ls's caps
-hold (Gemini CLI has none of its own), and `write_todos` is the session's own list. `todo-ls
-install gemini-cli` names the trust step that Gemini CLI skips project hooks without."""
+"""What only Gemini CLI 0.61.0 needs (Esc in its TUI is in test_interrupt.py): the nudge it
+hands back through `BeforeAgent` is not a user prompt, so todo-ls's caps hold (Gemini CLI has
+none of its own); `write_todos` is the session's own list; and `todo-ls install gemini-cli`
+names the trust step that Gemini CLI skips project hooks without."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
-from agent_harness import GeminiCli, GeminiTui, start_held_turn, wait_session
+from agent_harness import GeminiCli, wait_paused
 from fake_agent_models import tick_all
 from fake_model import text
 from reliability_support import StdioLanguageServer
@@ -17,53 +14,6 @@ from reliability_support import StdioLanguageServer
 pytestmark = [pytest.mark.agents, pytest.mark.timeout(240)]
 
 SHOWN = 5.0  # seconds for a hook event to reach the status
-
-
-@pytest.fixture
-def tui(gemini: GeminiCli) -> Iterator[GeminiTui]:
-    gemini.project.install(gemini.host)
-    session = gemini.conversation()
-    yield session
-    session.stop()
-
-
-def test_esc_pauses_the_session_and_the_next_prompt_is_supervised(
-    gemini: GeminiCli, tui: GeminiTui, language_server: StdioLanguageServer
-) -> None:
-    model = gemini.model
-    start_held_turn(gemini, tui, "Looking at the plan.")
-
-    tui.interrupt()
-
-    assert tui.finish_turn() == "interrupted"
-    model.release()  # the stalled answer nobody reads any more
-    assert model.nudges() == [], "the interrupted turn was answered with a nudge"
-    assert len(model.requests) == 1, "the model was asked again after Esc"
-    paused = wait_session(
-        language_server,
-        tui.session_id,
-        lambda s: s.get("state") == "paused" and s.get("pausedReason") == "interrupt",
-        "paused interrupt",
-        SHOWN,
-    )
-    assert paused.get("host") == "gemini-cli"
-
-    # The next real prompt: one nudge naming the open lines, the boxes ticked, a free stop.
-    model.script(text("Done."), gemini.shell(tick_all()), text("All items are ticked."))
-    tui.start_turn("Go on.")
-
-    assert tui.finish_turn() == "completed"
-    nudges = model.nudges()
-    assert len(nudges) == 1, f"the prompt after Esc got {len(nudges)} nudges: {nudges}"
-    assert "PLAN.md:3" in nudges[0] and "PLAN.md:5" in nudges[0]
-    assert gemini.project.open_items() == 0
-    wait_session(
-        language_server,
-        tui.session_id,
-        lambda s: s.get("pausedReason") is None and s.get("nudges") == 1,
-        "no longer paused, one nudge in this episode",
-        SHOWN,
-    )
 
 
 def test_a_model_that_works_but_never_ticks_is_paused_no_progress(
@@ -80,13 +30,7 @@ def test_a_model_that_works_but_never_ticks_is_paused_no_progress(
         assert tui.finish_turn() == "completed"
         blocks = len(gemini.model.nudges())
         assert blocks == 2, f"{blocks} blocks with maxNoProgressNudges = 2"
-        paused = wait_session(
-            language_server,
-            tui.session_id,
-            lambda s: s.get("state") == "paused" and s.get("pausedReason") == "no-progress",
-            "paused no-progress",
-            SHOWN,
-        )
+        paused = wait_paused(language_server, tui.session_id, "no-progress", SHOWN)
         assert (paused.get("host"), paused.get("nudges"), paused.get("open")) == (
             "gemini-cli",
             2,

@@ -129,14 +129,19 @@ def test_lines_the_agent_appends_around_hooks_are_not_work(hook: Hook, project: 
     assert hook() is None
 
 
+def blocked_then_answered(hook: Hook, project: Path, words: str) -> None:
+    """A first Stop is blocked, and the model answers the nudge with `words` only."""
+    first = hook()
+    assert first is not None
+    answered(project / "transcript.jsonl", first["reason"], words)
+
+
 def test_a_text_only_answer_stops_freely_and_the_next_prompt_starts_over(
     hook: Hook, project: Path, env: dict[str, str]
 ) -> None:
     transcript = project / "transcript.jsonl"
-    first = hook()
-    assert first is not None
     # Words only ("I need your input"): the agent stops, and the editor says why.
-    answered(transcript, first["reason"], "I need your input on the schema first.")
+    blocked_then_answered(hook, project, "I need your input on the schema first.")
     assert hook(stop_hook_active=True, last_assistant_message="I need your input.") is None
     session = store(env).hook_session("s1")
     assert session is not None and (session.state, session.detail) == (
@@ -152,10 +157,7 @@ def test_a_text_only_answer_stops_freely_and_the_next_prompt_starts_over(
 
 
 def test_a_tool_call_after_the_nudge_is_work(hook: Hook, project: Path) -> None:
-    transcript = project / "transcript.jsonl"
-    first = hook()
-    assert first is not None
-    answered(transcript, first["reason"], "Looking at it.")
+    blocked_then_answered(hook, project, "Looking at it.")
     grow(project)
     second = hook(stop_hook_active=True, last_assistant_message="Looked.")
     assert second is not None and second["reason"].startswith("todo-ls: Stop nudge #2")
@@ -164,10 +166,7 @@ def test_a_tool_call_after_the_nudge_is_work(hook: Hook, project: Path) -> None:
 def test_a_recovered_store_does_not_block_an_answered_nudge_again(
     hook: Hook, project: Path, env: dict[str, str]
 ) -> None:
-    transcript = project / "transcript.jsonl"
-    first = hook()
-    assert first is not None
-    answered(transcript, first["reason"], "I need your input.")
+    blocked_then_answered(hook, project, "I need your input.")
     state = Path(env["TODO_LS_STATE_DIR"])
     for name in ("state.db", "state.db-wal", "state.db-shm"):
         (state / name).unlink(missing_ok=True)  # a store started over knows no block
@@ -305,6 +304,74 @@ def test_codex_plan_is_read_from_the_rollout(
 def test_gemini_after_agent_is_denied_with_the_reason(hook: Hook) -> None:
     answer = hook("AfterAgent", host="gemini-cli", prompt="go", prompt_response="done")
     assert answer is not None and answer["decision"] == "deny"
+
+
+def gemini_stop(hook: Hook, transcript: Path, response: str = "Done.") -> dict[str, Any] | None:
+    return hook(
+        "AfterAgent",
+        host="gemini-cli",
+        prompt="Work through PLAN.md.",
+        prompt_response=response,
+        transcript_path=str(transcript),
+    )
+
+
+def test_gemini_hands_the_nudge_back_as_a_prompt_without_a_new_episode(
+    hook: Hook, project: Path, env: dict[str, str]
+) -> None:
+    chat = project / "session.jsonl"
+    append(chat, {"type": "user", "content": [{"text": "Work through PLAN.md."}]})
+    hook("BeforeAgent", host="gemini-cli", prompt="Work through PLAN.md.")
+    first = gemini_stop(hook, chat)
+    assert first is not None
+    # Gemini CLI sends the reason to the model as a user message, and BeforeAgent fires with it.
+    hook("BeforeAgent", host="gemini-cli", prompt=first["reason"])
+    append(chat, {"type": "user", "content": [{"text": first["reason"]}]})
+    append(chat, {"type": "gemini", "content": "", "toolCalls": [{"name": "run_shell_command"}]})
+    second = gemini_stop(hook, chat, "Done.Ran ls.")
+    assert second is not None and second["reason"].startswith("todo-ls: Stop nudge #2")
+    assert store(env).episode_nudge_count("s1") == 2  # one episode: the caps count on
+
+
+@pytest.mark.parametrize(
+    ("record", "response"),
+    [
+        ({"type": "info", "content": "Request cancelled."}, "Done."),
+        ({"type": "gemini", "content": ""}, "[no response text]"),
+    ],
+)
+def test_gemini_after_agent_after_esc_pauses_and_never_blocks(
+    hook: Hook, project: Path, env: dict[str, str], record: dict[str, Any], response: str
+) -> None:
+    chat = project / "session.jsonl"
+    append(chat, {"type": "user", "content": [{"text": "Work through PLAN.md."}]}, record)
+    assert gemini_stop(hook, chat, response) is None
+    paused = store(env).paused("s1")
+    assert paused is not None and paused.reason == "interrupt"
+    # The next real prompt lifts the pause and is supervised again.
+    hook("BeforeAgent", host="gemini-cli", prompt="Go on.")
+    append(chat, {"type": "user", "content": [{"text": "Go on."}]})
+    assert store(env).paused("s1") is None
+    assert gemini_stop(hook, chat, "Done again.") is not None
+
+
+def test_gemini_write_todos_from_the_transcript_and_after_tool(
+    hook: Hook, project: Path, env: dict[str, str]
+) -> None:
+    (project / "PLAN.md").write_text("", encoding="utf-8")
+    chat = project / "session.jsonl"
+    todos = [
+        {"description": "write the tests", "status": "in_progress"},
+        {"description": "read the docs", "status": "completed"},
+    ]
+    call = {"name": "write_todos", "args": {"todos": todos}}
+    append(chat, {"type": "gemini", "content": "", "toolCalls": [call]})
+    answer = gemini_stop(hook, chat)
+    assert answer is not None and "write the tests" in answer["reason"]
+    assert "read the docs" not in answer["reason"]
+    done = [{**t, "status": "completed"} for t in todos]
+    hook("AfterTool", host="gemini-cli", tool_name="write_todos", tool_input={"todos": done})
+    assert [t["status"] for t in store(env).session_todos("s1") or []] == ["completed"] * 2
 
 
 def test_project_file_warnings_go_to_the_log_and_defaults_apply(

@@ -319,6 +319,15 @@ def test_notifications_mark_waiting_only_for_a_human_question() -> None:
     )
 
 
+def test_gemini_waits_while_a_tool_call_needs_approval() -> None:
+    gemini = hosts.get("gemini-cli")
+    asked = event(
+        "Notification", host="gemini-cli", notification_type="ToolPermission", message="Allow?"
+    )
+    change = core.transition(asked, True, waiting=gemini.waiting_notifications)
+    assert (change.state, change.detail) == ("waiting", "Allow?")
+
+
 def test_session_start_marks_idle_but_a_compaction_changes_nothing() -> None:
     assert core.transition(event("SessionStart", source="startup"), True).state == "idle"
     assert core.transition(event("SessionStart", source="compact"), True).state is None

@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Collection
 from typing import NamedTuple
 
 from todo_ls.hook.hosts.base import LineKind
@@ -25,8 +26,6 @@ from todo_ls.supervisor.policy import (
 )
 from todo_ls.supervisor.text import Nudge
 
-# Notifications that mean a human must answer before the agent can go on.
-_WAITING_NOTIFICATIONS = frozenset({"permission_prompt", "elicitation_dialog"})
 SOURCE = "todo-ls"  # the nudge starts with it: Claude Code shows it after "Stop hook ..."
 ANSWERED = "answered without working"  # the detail of a session that answered a nudge in words
 _NO_PROGRESS = NO_PROGRESS_SINCE.split("{", 1)[0]
@@ -43,9 +42,15 @@ class Transition(NamedTuple):
     pause: str | None = None  # "interrupt" | "error"
 
 
-def transition(hook: HookInput, pause_on_interrupt: bool, nudge: bool = False) -> Transition:
+def transition(
+    hook: HookInput,
+    pause_on_interrupt: bool,
+    nudge: bool = False,
+    waiting: Collection[str] = ("permission_prompt", "elicitation_dialog"),
+) -> Transition:
     """The store change for any event but Stop (which `decide_stop` handles). `nudge`: the
-    prompt event carries todo-ls's own nudge back (Gemini CLI), not a user prompt."""
+    prompt event carries todo-ls's own nudge back (Gemini CLI), not a user prompt; `waiting`:
+    the host's notification types that mean a human must answer."""
     event = hook.event
     if event == "prompt" and nudge:
         return Transition("working", detail="nudged")
@@ -65,7 +70,7 @@ def transition(hook: HookInput, pause_on_interrupt: bool, nudge: bool = False) -
         return Transition("ended", detail=hook.text("reason"))
     if event == "notification":
         kind = hook.text("notification_type")
-        if kind in _WAITING_NOTIFICATIONS:
+        if kind in waiting:
             return Transition("waiting", detail=_one_line(hook.text("message")) or kind)
         return Transition(None)
     if event == "stop-failure":

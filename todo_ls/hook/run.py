@@ -139,7 +139,7 @@ def _record(call: _Call) -> None:
     hook, host, store, settings, folder, _, now = call
     sid = hook.session_id
     nudge = hook.event == "prompt" and host.is_nudge_prompt(hook, store.hook_work(sid)[1])
-    change = core.transition(hook, settings.pause_on_interrupt, nudge)
+    change = core.transition(hook, settings.pause_on_interrupt, nudge, host.waiting_notifications)
     if change.new_episode:
         pause = store.paused(sid)
         if pause is not None and pause.reason in LIFTED_BY_PROMPT:

@@ -74,6 +74,10 @@ class HookHost:
     turn_field: ClassVar[str] = "prompt_id"  # the input field naming the turn
     message_field: ClassVar[str] = "last_assistant_message"
     block_decision: ClassVar[str] = "block"
+    # `notification_type`s that mean a human must answer before the agent can go on.
+    waiting_notifications: ClassVar[frozenset[str]] = frozenset(
+        {"permission_prompt", "elicitation_dialog"}
+    )
     # Cheap byte tests a transcript line must pass before it is parsed (`line_kind`).
     line_hints: ClassVar[tuple[bytes, ...]] = ()
 

@@ -68,6 +68,7 @@ class GeminiCli(HookHost):
     turn_field = ""  # Gemini CLI names no turn
     message_field = "prompt_response"  # cumulative across the blocks of one turn
     block_decision = "deny"
+    waiting_notifications = frozenset({"ToolPermission"})  # a tool call waits for approval
     line_hints = (b'"gemini"', b'"user"', CANCELLED.encode())
 
     def user_settings(self, env: Mapping[str, str]) -> Path:
