@@ -187,3 +187,21 @@ def test_droid_todowrite_from_the_transcript_and_the_tool_hook(tmp_path: Path) -
     assert session.store().session_todos("s1") == [
         {"content": "write the tests", "status": "completed"}
     ]
+
+
+@pytest.mark.parametrize(
+    ("host", "stop_id"), [("copilot-cli", "timestamp"), ("droid", "message_id")]
+)
+def test_each_prompts_first_stop_may_block_without_a_turn_id(
+    tmp_path: Path, host: str, stop_id: str
+) -> None:
+    # Neither host names the turn at a Stop: two prompts answered in words only must not look
+    # like one Stop, or the second prompt's first Stop would be taken as already answered.
+    session = Session(tmp_path, host)
+    for n, prompt in enumerate(("Work through PLAN.md.", "What is left?")):
+        session.hook("UserPromptSubmit", prompt=prompt, submitted_prompt=prompt)
+        first = session.stop(**{stop_id: f"{n}-a"})
+        assert first is not None and first["reason"].startswith("todo-ls: Stop nudge #1"), n
+        session.hook("UserPromptSubmit", prompt=first["reason"])
+        session.append(WORDS[host])
+        assert session.stop(again=True, **{stop_id: f"{n}-b"}) is None

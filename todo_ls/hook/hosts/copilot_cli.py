@@ -7,7 +7,8 @@ Code's snake_case fields, so todo-ls registers those; `{"decision": "block"}` bl
   `UserPromptSubmit` fires for it with the reason as `prompt`. That is not a user prompt: it
   must not start a new episode, or the caps would never hold.
 - It caps 8 consecutive blocks itself, not reset by tool calls.
-- No turn id and no last message in the Stop input.
+- No turn id and no last message in the Stop input: its `timestamp` tells one Stop from the
+  next.
 - Transcript: `~/.copilot/session-state/<session>/events.jsonl`; a tool call is an
   `assistant.message` event with `toolRequests`, a prompt a `user.message` event.
 - Own list: only through its SDK (SQL todos), not readable from a hook.
@@ -46,7 +47,9 @@ class CopilotCli(HookHost):
     timeout = 30  # seconds (`timeoutSec`)
     trust_note = TRUST_NOTE
     project_dir_var = "COPILOT_PROJECT_DIR"
-    turn_field = ""  # Copilot CLI names no turn
+    # No turn id: the Stop's `timestamp` (the same in every process of one Stop) makes each
+    # Stop its own opportunity.
+    turn_field = "timestamp"
     line_hints = (b'"assistant.message"', b'"user.message"')
 
     def user_settings(self, env: Mapping[str, str]) -> Path:

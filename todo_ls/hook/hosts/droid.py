@@ -4,7 +4,8 @@
 - No cap of its own (52 blocks in 30 s with a hook that always blocks): todo-ls's caps are
   the only brake.
 - The reason reaches the model as a plain user message; `droid exec` fires no
-  `UserPromptSubmit`. No turn id and no last message in the Stop input.
+  `UserPromptSubmit`. No turn id and no last message in the Stop input (`message_id` names
+  the answer the Stop follows).
 - Transcript: `~/.factory/sessions/<folder>/<session>.jsonl`, records `{"type": "message",
   "message": {"role", "content": [...]}}` with Claude Code's content parts: a tool call is an
   assistant `tool_use` part.
@@ -44,7 +45,9 @@ class Droid(HookHost):
     timeout = 30  # seconds
     trust_note = "Droid reads the hooks when its next session starts."
     project_dir_var = "FACTORY_PROJECT_DIR"
-    turn_field = ""  # `message_id` names the answer, not the turn
+    # No turn id: `message_id` names the answer a Stop follows, so each Stop is its own
+    # opportunity, and every process of one Stop reads the same id.
+    turn_field = "message_id"
     line_hints = (b'"message"',)
 
     def user_settings(self, env: Mapping[str, str]) -> Path:
