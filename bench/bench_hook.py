@@ -42,7 +42,7 @@ from benchutil import ms, report, summary
 BUDGET_RATIO = 3.0
 PLAN_LINES = 1000
 TRANSCRIPT_BYTES = 10 * 1024 * 1024
-HOSTS = ("claude-code", "codex", "gemini-cli")
+HOSTS = ("claude-code", "codex", "gemini-cli", "qwen-code", "copilot-cli", "droid")
 FORBIDDEN_MODULES = (
     "pygls",
     "lsprotocol",
@@ -137,6 +137,8 @@ def _records(host: str, n: int) -> list[dict[str, object]]:
                 },
             },
         ]
+    if host in ("qwen-code", "copilot-cli", "droid"):
+        return _chat_agent_records(host, n, command, output)
     call = {
         "id": f"run_shell_command_{n}",
         "name": "run_shell_command",
@@ -153,6 +155,35 @@ def _records(host: str, n: int) -> list[dict[str, object]]:
         {"id": f"g{n}", "type": "gemini", "content": "", "toolCalls": [call]},
         {"id": f"u{n}", "type": "user", "content": [response]},
         {"id": f"a{n}", "type": "gemini", "content": "Done."},
+    ]
+
+
+def _chat_agent_records(host: str, n: int, command: str, output: str) -> list[dict[str, object]]:
+    """The same in Qwen Code's (Gemini CLI's parts), Copilot CLI's (events) or Droid's
+    (Claude Code's parts inside `message` records) transcript."""
+    if host == "qwen-code":
+        args = {"command": command}
+        call = {"functionCall": {"id": f"c{n}", "name": "run_shell_command", "args": args}}
+        result = {"functionResponse": {"id": f"c{n}", "response": {"output": output}}}
+        return [
+            {"type": "assistant", "message": {"role": "model", "parts": [call]}},
+            {"type": "tool_result", "message": {"role": "user", "parts": [result]}},
+            {"type": "assistant", "message": {"role": "model", "parts": [{"text": "Done."}]}},
+        ]
+    if host == "copilot-cli":
+        request = {"toolCallId": f"c{n}", "name": "bash", "arguments": {"command": command}}
+        return [
+            {"type": "assistant.message", "data": {"content": "", "toolRequests": [request]}},
+            {"type": "tool.execution_complete", "data": {"toolCallId": f"c{n}", "result": output}},
+            {"type": "assistant.message", "data": {"content": "Done.", "toolRequests": []}},
+        ]
+    use = {"type": "tool_use", "id": f"c{n}", "name": "Execute", "input": {"command": command}}
+    result = {"type": "tool_result", "tool_use_id": f"c{n}", "content": output}
+    text = {"type": "text", "text": "Done."}
+    return [
+        {"type": "message", "message": {"role": "assistant", "content": [use]}},
+        {"type": "message", "message": {"role": "user", "content": [result]}},
+        {"type": "message", "message": {"role": "assistant", "content": [text]}},
     ]
 
 
@@ -181,6 +212,10 @@ def stop_input(project: Path, host: str, n: int) -> bytes:
             prompt_response="Done.",
             timestamp="2026-12-01T20:00:00.000Z",
         )
+    elif host == "copilot-cli":
+        data.update(hook_event_name="Stop", stop_reason="end_turn")
+    elif host == "droid":
+        data.update(hook_event_name="Stop", message_id=f"m-{n}", tool_execution_count=1)
     else:
         data.update(hook_event_name="Stop", last_assistant_message="Done.")
         data.update(turn_id=f"turn-{n}") if host == "codex" else data.update(

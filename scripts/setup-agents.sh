@@ -66,3 +66,18 @@ install_packed() {  # name package version script-path-inside-the-folder
 }
 
 install_packed gemini-cli @google/gemini-cli 0.61.0 package/bundle/gemini.js
+
+# --- Qwen Code, GitHub Copilot CLI, Factory Droid (the hook hosts added for issue 18) ---------
+# Qwen Code ships as one bundle with no dependencies: unpacked like Gemini CLI (about 123 MB),
+# run with Node (`node package/cli-entry.js`). Copilot CLI's loader package brings the platform
+# binary (a 197 MB Node single-executable that unpacks ~235 MB into XDG_CACHE_HOME on its
+# first run). Droid: the platform package itself (the launcher of that release has no matching
+# binary on the registry). About 30 s and 600 MB more on a first run.
+install_packed qwen-code @qwen-code/qwen-code 0.24.4 package/cli-entry.js
+# Copilot's first run unpacks into XDG_CACHE_HOME: the version check does it once into the
+# folder the tests share (tests/agents/chat_agents.py), not into the user's ~/.cache.
+XDG_CACHE_HOME="$ROOT/copilot-cli/xdg-cache" install_agent copilot-cli @github/copilot 1.0.102 \
+  node_modules/@github/copilot-linux-x64/copilot
+install_agent droid @factory/cli-linux-x64 0.225.2 \
+  node_modules/@factory/cli-linux-x64/bin/droid
+# --- end of Qwen Code, Copilot CLI, Droid ----------------------------------------------------

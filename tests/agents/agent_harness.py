@@ -23,7 +23,7 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from fake_agent_models import (
     FakeGeminiAPI,
@@ -620,6 +620,16 @@ class GeminiCli:
         return GeminiTui(self)
 
 
+class TuiAgent(Protocol):
+    """An agent whose TUI `GeminiTui` drives: Gemini CLI, and Qwen Code (its fork)."""
+
+    project: Project
+
+    def env(self) -> dict[str, str]: ...
+
+    def _command(self) -> list[str]: ...
+
+
 class GeminiTui:
     """Gemini CLI's TUI under tmux (its own socket in the test's temp folder): a turn is typed
     text and Enter, Esc interrupts. A turn has ended when the session's hook record (found by
@@ -627,7 +637,7 @@ class GeminiTui:
 
     READY = "Type your message"
 
-    def __init__(self, gemini: GeminiCli) -> None:
+    def __init__(self, gemini: TuiAgent) -> None:
         self.gemini = gemini
         self.socket = gemini.project.tmp / "tmux.sock"
         self.store = Store.open(gemini.project.state)

@@ -1,5 +1,6 @@
-"""Scripted fake model servers for the real agent CLIs: the Anthropic Messages API (Claude Code)
-and the OpenAI Responses API (Codex). Both reuse `ScriptedModel` (tests/hosts/fake_model.py):
+"""Scripted fake model servers for the real agent CLIs: the Anthropic Messages API (Claude Code),
+the OpenAI Responses API (Codex) and OpenAI chat completions (Qwen Code, Copilot CLI, Droid).
+All reuse `ScriptedModel` (tests/hosts/fake_model.py):
 every agent request takes the next `Reply` of the script, requests offering no tools are side
 requests answered with a short text, and the agent requests are logged so a test can read what
 the model received (`user_texts`, `nudges`).
@@ -14,7 +15,7 @@ import json
 import re
 import time
 
-from fake_model import Json, ModelHandler, Reply, ScriptedModel
+from fake_model import FakeModel, Json, ModelHandler, Reply, ScriptedModel
 
 NUDGE_MARK = "nudge #"  # every todo-ls nudge names itself ("Idle nudge #1 — …")
 
@@ -339,3 +340,15 @@ class FakeGeminiAPI(AgentModel):
 
     def _event(self, http: ModelHandler, parts: list[Json], finished: bool) -> None:
         http.send_chunk(f"data: {json.dumps(self._response(parts, finished))}\n\n")
+
+
+class FakeChatCompletionsAPI(AgentModel, FakeModel):
+    """OpenAI chat completions as Qwen Code 0.24, Copilot CLI 1.0 and Droid 0.225 call it
+    (`base_url`): `FakeModel`'s stream, read as an agent conversation. All three hand a Stop
+    hook's reason to the model as a plain user message (Copilot puts a
+    `<current_datetime>` line before it)."""
+
+    hook_reason = re.compile(r"(?:^|\n)(todo-ls: .*?)(?=\ntodo-ls: |\Z)", re.S)
+
+    def conversation(self, request: Json) -> list[Json]:
+        return [m for m in request.get("messages") or [] if isinstance(m, dict)]

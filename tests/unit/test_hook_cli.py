@@ -416,7 +416,8 @@ def test_a_wrong_command_line_fails_open_too(project: Path, env: dict[str, str])
     )
     assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
     (line,) = log_lines(env)
-    assert "bad command line" in line and "--host claude-code|codex|gemini-cli" in line
+    kinds = "claude-code|codex|copilot-cli|droid|gemini-cli|qwen-code"
+    assert "bad command line" in line and f"--host {kinds}" in line
 
 
 def test_corrupt_store_fails_open(project: Path, env: dict[str, str]) -> None:

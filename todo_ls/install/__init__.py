@@ -24,6 +24,9 @@ HOSTS: dict[str, str] = {
     "claude-code": "todo_ls.install.claude_code",
     "codex": "todo_ls.install.codex",
     "gemini-cli": "todo_ls.install.gemini_cli",
+    "qwen-code": "todo_ls.install.qwen_code",
+    "copilot-cli": "todo_ls.install.copilot_cli",
+    "droid": "todo_ls.install.droid",
     "opencode": "todo_ls.install.opencode",
 }
 

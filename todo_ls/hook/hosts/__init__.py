@@ -18,6 +18,9 @@ from todo_ls.hook.hosts.base import HookHost
 _MODULES: dict[str, str] = {
     "gemini-cli": "todo_ls.hook.hosts.gemini_cli",
     "codex": "todo_ls.hook.hosts.codex",
+    "qwen-code": "todo_ls.hook.hosts.qwen_code",
+    "copilot-cli": "todo_ls.hook.hosts.copilot_cli",
+    "droid": "todo_ls.hook.hosts.droid",
     "claude-code": "todo_ls.hook.hosts.claude_code",
 }
 KINDS: tuple[str, ...] = tuple(sorted(_MODULES))
