@@ -1,11 +1,16 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { FolderInput, PanelNode, SymbolLike, panelRoots, symbolState } from "../src/panel";
-import { ListResult } from "../src/status";
+import { ListResult, SessionStatus } from "../src/status";
 
 const WS = "file:///home/u/proj";
 const PLAN = `${WS}/PLAN.md`;
 const OPTIONS = { hideDone: false, subscribeCommand: "subscribe", connectCommand: "connect" };
+
+/** A session as the server sends it: every field, with `overrides` on top. */
+function session(overrides: Partial<SessionStatus> & Pick<SessionStatus, "id" | "state">): SessionStatus {
+  return { host: "claude-code", title: null, detail: null, open: 0, nudges: 0, pausedReason: null, ...overrides };
+}
 
 function list(overrides: Partial<ListResult> = {}): ListResult {
   return {
@@ -23,8 +28,8 @@ function list(overrides: Partial<ListResult> = {}): ListResult {
       enabled: true,
       host: null,
       sessions: [
-        { id: "ses_1", host: "claude-code", title: "Build it", state: "working", todos: { open: 1, total: 3 } },
-        { id: "ses_2", host: "opencode-v1", title: null, state: "paused", pausedReason: "no-progress" },
+        session({ id: "ses_1", host: "claude-code", title: "Build it", state: "working", todos: { open: 1, total: 3 } }),
+        session({ id: "ses_2", host: "opencode-v1", title: null, state: "paused", pausedReason: "no-progress" }),
       ],
     },
     items: [
@@ -116,11 +121,11 @@ test("a server without document symbols: the file's open items from todoLs.list,
 });
 
 test("what is missing says what to do: no files, no agent; nothing at all leaves the view to its welcome", () => {
-  const noFiles = input({ list: list({ files: [], items: [], supervisor: { enabled: true, host: null, sessions: [{ id: "s", state: "idle" }] } }) });
+  const noFiles = input({ list: list({ files: [], items: [], supervisor: { enabled: true, host: null, sessions: [session({ id: "s", state: "idle" })] } }) });
   assert.deepEqual(render(panelRoots([noFiles], OPTIONS)), [
     "No subscribed files — Subscribe this file",
     "Agents (1 session)",
-    "  s (idle)",
+    "  s (idle · claude-code)",
   ]);
   const noAgent = input({ list: list({ supervisor: null }) });
   const roots = panelRoots([noAgent], OPTIONS);
