@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Builds the self-contained VS Code extension for one or more platforms: each .vsix carries the
-# todo-ls wheel and every dependency for that platform (scripts/build-wheelhouse.sh), which the
-# extension installs offline into a venv on first start.
+# Builds the self-contained VS Code extension for one or more platforms: each .vsix carries
+# todo-ls and every dependency for that platform (scripts/build-wheelhouse.sh), unpacked into
+# server/ (scripts/unpack_server.py), which the extension runs with a Python it finds: nothing
+# is installed on first start.
 #
 # Usage: scripts/build-vsix.sh [--wheel FILE] [--out DIR] [--no-check] <target>...
 #   target: linux-x64 | linux-arm64 | darwin-x64 | darwin-arm64 | win32-x64
@@ -69,7 +70,12 @@ node -e '
 ' "$pkg/package.json" "$version"
 
 for target in "${TARGETS[@]}"; do
-  "$ROOT/scripts/build-wheelhouse.sh" "$target" "$WHEEL" "$pkg/wheels"
+  # The wheels, then what the extension runs: them unpacked (shared pure-Python libraries once,
+  # compiled ones per Python version), so a first start installs nothing.
+  "$ROOT/scripts/build-wheelhouse.sh" "$target" "$WHEEL" "$STAGE/wheels-$target"
+  "$TOOLS/bin/python" "$ROOT/scripts/unpack_server.py" "$TOOLS/bin/uv" "$STAGE/wheels-$target" \
+    "$ROOT/editors/vscode/server/todo-ls.py" "$pkg/server" >"$CACHE/logs/vsix-server-$target.log" 2>&1 ||
+    { tail -30 "$CACHE/logs/vsix-server-$target.log" >&2; exit 1; }
   vsix="$OUT/todo-ls-$target-$version.vsix"
   (cd "$pkg" && "$ROOT/editors/vscode/node_modules/.bin/vsce" package --target "$target" \
     --no-dependencies --allow-missing-repository -o "$vsix") >"$CACHE/logs/vsix-$target.log" 2>&1 ||

@@ -4,9 +4,9 @@
 # cached under ~/.cache/todo-ls and reused when present.
 #
 # scripts/test.sh --quick [PYTEST ARGS]: the developer loop. It sets up .venv and the compiled
-# scanner only (no editors, OpenCode or agents to install), runs lint and types, then the unit
-# and LSP tests without the tests that need a real OpenCode, editor or agent. CI runs the full
-# suite (no --quick).
+# scanner only (no editors, OpenCode or agents to install), runs lint and types, then every test
+# that needs no install: unit, LSP, and the host, reliability and MCP tests that run against the
+# fake 2.x server or none (no real OpenCode, editor or agent). CI runs the full suite (no --quick).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export TODO_LS_CACHE="${TODO_LS_CACHE:-$HOME/.cache/todo-ls}"
@@ -41,6 +41,7 @@ echo "== tests"
 if [ "$quick" = 1 ]; then
   # The markers keep out what needs an install; further arguments go to pytest (e.g. -k toggle).
   exec .venv/bin/python -m pytest -p no:cacheprovider \
-    -m "not opencode and not editor and not agents and not kilo" tests/unit tests/lsp "$@"
+    -m "not opencode and not editor and not agents and not kilo" \
+    tests/unit tests/lsp tests/hosts tests/reliability tests/mcp "$@"
 fi
 .venv/bin/python -m pytest -p no:cacheprovider "$@"

@@ -11,8 +11,6 @@ from todo_ls import __version__
 if TYPE_CHECKING:
     import argparse
 
-HOOK_HOSTS = ("claude-code", "codex", "gemini-cli")
-
 
 def _parser() -> argparse.ArgumentParser:
     import argparse
@@ -52,7 +50,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     # Parsed by `todo_ls.hook.run` itself (it must start fast); listed here for `--help`.
     hook = sub.add_parser("hook", help="run as an agent's hook (reads the hook's JSON on stdin)")
-    hook.add_argument("--host", choices=HOOK_HOSTS, help="the agent (default: detected)")
+    hook.add_argument("--host", choices=hook_hosts(), help="the agent (default: detected)")
 
     install = sub.add_parser("install", help="write todo-ls into an agent's settings")
     install.add_argument("target", choices=host_names(), help="the agent")
@@ -65,6 +63,13 @@ def _parser() -> argparse.ArgumentParser:
     mcp.add_argument("--directory", help="project folder (default: current directory)")
     mcp.add_argument("--log-level", default="WARNING", help="stderr log level")
     return parser
+
+
+def hook_hosts() -> tuple[str, ...]:
+    """The agents `todo-ls hook` serves."""
+    from todo_ls.hook.hosts import KINDS
+
+    return KINDS
 
 
 def host_names() -> list[str]:

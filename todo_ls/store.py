@@ -99,6 +99,14 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             session_id TEXT PRIMARY KEY,
             after_nudge INTEGER NOT NULL)""",
     ),
+    (
+        # What a hook host's session did outside its transcript: post-tool events (work), and
+        # the reason of its latest Stop block (some hosts hand it back as a prompt).
+        """CREATE TABLE hook_work (
+            session_id TEXT PRIMARY KEY,
+            tool_runs INTEGER NOT NULL DEFAULT 0,
+            last_reason TEXT NOT NULL DEFAULT '')""",
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -143,7 +151,7 @@ class HookSession(NamedTuple):
     """A session of an agent reached through hooks, as its last hook event left it."""
 
     session_id: str
-    host: str  # "claude-code" | "codex" | "gemini-cli"
+    host: str  # the host's kind (todo_ls/hook/hosts/)
     directory: str  # the agent's project folder
     state: str  # "working" | "waiting" | "idle" | "paused" | "done" | "ended"
     paused: str  # the pause reason the hook's last decision saw ("" for none)
@@ -657,6 +665,7 @@ class Store:
             c.executemany("DELETE FROM episodes WHERE session_id = ?", dormant)
             c.executemany("DELETE FROM todo_progress WHERE session_id = ?", dormant)
             c.executemany("DELETE FROM stop_blocks WHERE session_id = ?", dormant)
+            c.executemany("DELETE FROM hook_work WHERE session_id = ?", dormant)
             c.execute("DELETE FROM hook_sessions WHERE updated_at < ?", (cutoff,))
             c.execute("DELETE FROM session_todos WHERE at < ?", (cutoff,))
             return len(dormant)
@@ -750,13 +759,15 @@ class Store:
         open_hash: str,
         owner: str,
         now: float,
+        reason: Callable[[int], str] | None = None,
     ) -> Claim | None:
         """Record a Stop-hook block as a sent nudge, once per `opportunity` of the session.
 
         Parallel hook processes of one Stop (several registrations, retries) compute the same
         `opportunity` from the same input: the first one to commit gets the claim, the others
         None and must not block. A block is delivered by the hook's answer itself, so it is
-        recorded as sent at once."""
+        recorded as sent at once. `reason(number)`, the block's text, is kept as the session's
+        latest reason in the same transaction."""
 
         def body(c: sqlite3.Connection) -> Claim | None:
             taken = c.execute(
@@ -779,9 +790,35 @@ class Store:
                 "VALUES (?, ?, ?, ?)",
                 (session_id, opportunity, work_mark, cur.lastrowid),
             )
+            if reason is not None:
+                c.execute(
+                    "INSERT INTO hook_work (session_id, last_reason) VALUES (?, ?) "
+                    "ON CONFLICT (session_id) DO UPDATE SET last_reason = excluded.last_reason",
+                    (session_id, reason(number)),
+                )
             return Claim(cur.lastrowid, session_id, number)
 
         return self._transaction(body, session_id)
+
+    def record_tool_run(self, session_id: str) -> None:
+        """Count a post-tool event of a hook host's session (evidence of work)."""
+        self._transaction(
+            lambda c: c.execute(
+                "INSERT INTO hook_work (session_id, tool_runs) VALUES (?, 1) "
+                "ON CONFLICT (session_id) DO UPDATE SET tool_runs = tool_runs + 1",
+                (session_id,),
+            ),
+            session_id,
+        )
+
+    def hook_work(self, session_id: str) -> tuple[int, str | None]:
+        """The session's post-tool event count and its latest block reason (None: none)."""
+        rows = self._query(
+            "SELECT tool_runs, last_reason FROM hook_work WHERE session_id = ?", (session_id,)
+        )
+        if not rows:
+            return 0, None
+        return int(rows[0][0]), str(rows[0][1]) or None
 
     def data_version(self) -> int:
         """SQLite's `PRAGMA data_version`: it moves when another connection commits, so a

@@ -1,5 +1,5 @@
-"""The real agent CLIs (Claude Code 2.1.332, Codex 0.171.0) run offline against the scripted
-fake models, in a throw-away project whose hooks `todo-ls install` wrote.
+"""The real agent CLIs (Claude Code 2.1.332, Codex 0.171.0, Gemini CLI 0.61.0) run offline
+against the scripted fake models, in a throw-away project whose hooks `todo-ls install` wrote.
 
 A plain module, imported by name (see tests/lsp/lsp_harness.py for why not `conftest`); the
 fixtures are in conftest.py. The binaries come from scripts/setup-agents.sh; when one is
@@ -15,30 +15,38 @@ import contextlib
 import itertools
 import json
 import os
+import shlex
+import shutil
 import subprocess
 import sys
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from fake_agent_models import (
+    FakeGeminiAPI,
     FakeMessagesAPI,
     FakeResponsesAPI,
     claude_bash,
     claude_todo_write,
     codex_shell,
     codex_update_plan,
+    gemini_shell,
+    gemini_write_todos,
 )
 from fake_model import Reply, stall
 from lsp_harness import with_no_host
 from reliability_support import StdioLanguageServer, end_process, wait_until
 
+from todo_ls.store import HookSession, Store
+
 Json = dict[str, Any]
 
 CLAUDE_VERSION = "2.1.332"
 CODEX_VERSION = "0.171.0"
+GEMINI_VERSION = "0.61.0"
 RUN_TIMEOUT = 90.0  # one agent run; a normal one takes 1-3 s
 VENV_BIN = Path(sys.executable).parent
 
@@ -62,6 +70,13 @@ def codex_binary() -> Path:
         _cache()
         / "codex/node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex",
         f"Codex {CODEX_VERSION}",
+    )
+
+
+def gemini_script() -> Path:
+    """Gemini CLI's bundled script (run with Node), unpacked from its npm package."""
+    return _installed(
+        _cache() / "gemini-cli/package/bundle/gemini.js", f"Gemini CLI {GEMINI_VERSION}"
     )
 
 
@@ -248,6 +263,7 @@ class ClaudeCode:
     """Claude Code in print mode against `FakeMessagesAPI`."""
 
     host = "claude-code"
+    stop_event = "Stop"
 
     def __init__(self, project: Project, model: FakeMessagesAPI) -> None:
         self.binary = claude_binary()
@@ -364,6 +380,7 @@ class Codex:
     """Codex CLI against `FakeResponsesAPI`: `codex exec --json` and `codex app-server`."""
 
     host = "codex"
+    stop_event = "Stop"
 
     def __init__(self, project: Project, model: FakeResponsesAPI) -> None:
         self.binary = codex_binary()
@@ -527,12 +544,186 @@ class CodexThread:
         self.server.stop()
 
 
+class GeminiCli:
+    """Gemini CLI against `FakeGeminiAPI`: `gemini -p` (stream-json) and its TUI under tmux.
+    The project folder is trusted in `~/.gemini/trustedFolders.json` (Gemini CLI drops a
+    project's hooks in an untrusted folder), and the model is named, so no routing call is
+    made."""
+
+    host = "gemini-cli"
+    stop_event = "AfterAgent"
+
+    def __init__(self, project: Project, model: FakeGeminiAPI) -> None:
+        self.script = gemini_script()
+        self.project = project
+        self.model = model
+        self.project_settings = project.root / ".gemini" / "settings.json"
+        self.user_settings = project.home / ".gemini" / "settings.json"
+        self.user_settings.parent.mkdir(parents=True, exist_ok=True)
+        settings = {
+            "security": {"auth": {"selectedType": "gemini-api-key"}},
+            "general": {"enableAutoUpdate": False},
+            "privacy": {"usageStatisticsEnabled": False},
+            "telemetry": {"enabled": False},
+            "model": {"name": "gemini-2.5-flash"},
+        }
+        self.user_settings.write_text(json.dumps(settings, indent=2), encoding="utf-8")
+        self.trust(True)
+
+    def trust(self, trusted: bool) -> None:
+        """Trust the project folder in Gemini CLI's own list (or take it out)."""
+        folders = {str(self.project.root): "TRUST_FOLDER"} if trusted else {}
+        path = self.project.home / ".gemini" / "trustedFolders.json"
+        path.write_text(json.dumps(folders), encoding="utf-8")
+
+    def env(self) -> dict[str, str]:
+        return {
+            **self.project.env(),
+            "GEMINI_API_KEY": "fake-key",
+            "GOOGLE_GEMINI_BASE_URL": self.model.origin,
+            "GEMINI_CLI_NO_RELAUNCH": "true",  # one process, no re-exec with more memory
+        }
+
+    def _command(self) -> list[str]:
+        node = shutil.which("node")
+        if node is None:
+            raise AssertionError("Gemini CLI needs Node, and node is not on PATH")
+        # Tools run without a confirmation (the fake model ticks boxes with the shell).
+        return [node, str(self.script), "--approval-mode", "yolo"]
+
+    def run(
+        self, prompt: str = "Work through PLAN.md.", wrap: Sequence[str] = (), *extra: str
+    ) -> AgentRun:
+        """`gemini -p <prompt> -o stream-json` to its end (through `wrap`, if any)."""
+        command = [*wrap, *self._command(), "-p", prompt, "-o", "stream-json", *extra]
+        return run_to_end(command, self.env(), self.project.root)
+
+    def shell(self, command: str) -> Reply:
+        return gemini_shell(command)
+
+    def enable_todo_list(self) -> None:
+        """Nothing to do: with `--approval-mode yolo` the model is offered `write_todos`."""
+
+    def todo_list(self, todos: list[tuple[str, str]], first: bool = False) -> list[Reply]:
+        return gemini_write_todos(todos, first)
+
+    def session_of(self, run: AgentRun) -> str:
+        return str(run.of_type("init")[0]["session_id"])
+
+    def finished(self, run: AgentRun) -> bool:
+        """Whether the run ended its turn normally."""
+        results = run.of_type("result")
+        return run.returncode == 0 and bool(results) and results[-1].get("status") == "success"
+
+    def conversation(self) -> GeminiTui:
+        """The interactive TUI in a tmux session, typed into as a user does."""
+        return GeminiTui(self)
+
+
+class TuiAgent(Protocol):
+    """An agent whose TUI `GeminiTui` drives: Gemini CLI, and Qwen Code (its fork)."""
+
+    project: Project
+
+    def env(self) -> dict[str, str]: ...
+
+    def _command(self) -> list[str]: ...
+
+
+class GeminiTui:
+    """Gemini CLI's TUI under tmux (its own socket in the test's temp folder): a turn is typed
+    text and Enter, Esc interrupts. A turn has ended when the session's hook record (found by
+    the prompt as its title) is no longer `working`."""
+
+    READY = "Type your message"
+
+    def __init__(self, gemini: TuiAgent) -> None:
+        self.gemini = gemini
+        self.socket = gemini.project.tmp / "tmux.sock"
+        self.store = Store.open(gemini.project.state)
+        self.prompts: list[str] = []
+        env = " ".join(f"{k}={shlex.quote(v)}" for k, v in gemini.env().items())
+        command = f"exec env -i {env} {shlex.join(gemini._command())}"
+        size = ["-x", "160", "-y", "50"]
+        self._tmux("new-session", "-d", "-s", "gemini", *size, "-c", str(gemini.project.root))
+        self._tmux("send-keys", "-t", "gemini", "-l", command + "\n")
+        wait_until(lambda: self.READY in self.screen(), 90.0, "the Gemini CLI prompt")
+
+    def _tmux(self, *args: str) -> str:
+        done = subprocess.run(
+            ["tmux", "-S", str(self.socket), *args], capture_output=True, text=True, timeout=30
+        )
+        if done.returncode != 0:
+            raise AssertionError(f"tmux {args[0]} failed: {done.stderr.strip()}")
+        return done.stdout
+
+    def screen(self) -> str:
+        return self._tmux("capture-pane", "-p", "-t", "gemini")
+
+    def start_turn(self, text: str) -> None:
+        """Type a real user prompt (each prompt of a test must differ: it finds the turn)."""
+        assert text not in self.prompts, f"prompt {text!r} used twice"
+        self.prompts.append(text)
+        self._tmux("send-keys", "-t", "gemini", "-l", text)
+        wait_until(lambda: text in self.screen(), 30.0, f"{text!r} typed into the TUI")
+        # An Enter right after the text (or while the TUI is still starting) may be taken as
+        # part of the input: press it again until the prompt reached the hook (an Enter on
+        # an empty input does nothing).
+        for _ in range(5):
+            self._tmux("send-keys", "-t", "gemini", "Enter")
+            with contextlib.suppress(AssertionError):
+                wait_until(lambda: self.record() is not None, 8.0, "the prompt's hook event")
+                return
+        raise AssertionError(f"the TUI did not take the prompt {text!r}:\n{self.screen()}")
+
+    def interrupt(self) -> None:
+        """Esc, as the user presses it."""
+        self._tmux("send-keys", "-t", "gemini", "Escape")
+
+    def record(self) -> HookSession | None:
+        """The hook record of the session of the latest prompt."""
+        prompt = self.prompts[-1] if self.prompts else None
+        found = [s for s in self.store.hook_sessions() if s.title == prompt]
+        return found[-1] if found else None
+
+    def finish_turn(self, timeout: float = 60.0) -> str:
+        """Wait for the current turn's end: `completed`, or `interrupted` when the hook
+        recorded an interrupt."""
+        ended: list[HookSession] = []
+
+        def done() -> bool:
+            found = self.record()
+            ended[:] = [found] if found is not None and found.state != "working" else []
+            return bool(ended)
+
+        try:
+            wait_until(done, timeout, f"the end of turn {self.prompts[-1]!r}")
+        except AssertionError as exc:
+            raise AssertionError(f"{exc}; the screen:\n{self.screen()}") from None
+        return "interrupted" if ended[0].detail == "interrupted" else "completed"
+
+    @property
+    def session_id(self) -> str:
+        wait_until(lambda: self.record() is not None, 30.0, "the session's first hook event")
+        found = self.record()
+        assert found is not None
+        return found.session_id
+
+    def stop(self) -> None:
+        with contextlib.suppress(AssertionError, subprocess.TimeoutExpired):
+            self._tmux("kill-server")
+        self.store.close()
+
+
 Agent = ClaudeCode | Codex
-Conversation = ClaudeConversation | CodexThread
+HookAgent = ClaudeCode | Codex | GeminiCli
+Conversation = ClaudeConversation | CodexThread | GeminiTui
 HELD = 120.0  # seconds a held answer waits for `release()` (tests release it long before)
 
 
-def start_held_turn(agent: Agent, conversation: Conversation, answer: str, *then: Reply) -> None:
+def start_held_turn(
+    agent: HookAgent, conversation: Conversation, answer: str, *then: Reply
+) -> None:
     """Start a turn whose first model answer (`answer`, ending the turn) is held back until
     `agent.model.release()`, with `then` scripted after it; returns once the model holds it."""
     agent.model.script(stall(HELD, answer), *then)
@@ -570,3 +761,16 @@ def wait_session(
         sessions = server.supervisor.get("sessions")
         raise AssertionError(f"{exc}; session {session_id}; status sessions: {sessions}") from None
     return found[0]
+
+
+def wait_paused(
+    server: StdioLanguageServer, session_id: str, reason: str, timeout: float = 10.0
+) -> Json:
+    """Wait until the language server shows the session `paused` for `reason`."""
+    return wait_session(
+        server,
+        session_id,
+        lambda s: s.get("state") == "paused" and s.get("pausedReason") == reason,
+        f"paused {reason}",
+        timeout,
+    )

@@ -1,7 +1,7 @@
 """Fixtures of the agent tests: a throw-away project, the scripted fake models and the real
-Claude Code and Codex CLIs (agent_harness.py). The suites' shared doubles (the scripted model
-server, the stdio language-server client, the editor harness's no-host URL) are imported from
-their folders rather than copied."""
+Claude Code, Codex and Gemini CLIs (agent_harness.py). The suites' shared doubles (the scripted
+model server, the stdio language-server client, the editor harness's no-host URL) are imported
+from their folders rather than copied."""
 
 from __future__ import annotations
 
@@ -16,8 +16,16 @@ for helper_dir in (TESTS / "hosts", TESTS / "lsp", TESTS / "reliability"):
     if str(helper_dir) not in sys.path:
         sys.path.append(str(helper_dir))
 
-from agent_harness import Agent, ClaudeCode, Codex, Conversation, Project  # noqa: E402
-from fake_agent_models import FakeMessagesAPI, FakeResponsesAPI  # noqa: E402
+from agent_harness import (  # noqa: E402
+    Agent,
+    ClaudeCode,
+    Codex,
+    Conversation,
+    GeminiCli,
+    HookAgent,
+    Project,
+)
+from fake_agent_models import FakeGeminiAPI, FakeMessagesAPI, FakeResponsesAPI  # noqa: E402
 from reliability_support import StdioLanguageServer  # noqa: E402
 
 
@@ -40,11 +48,27 @@ def codex(project: Project) -> Iterator[Codex]:
         yield Codex(project, model)
 
 
+@pytest.fixture
+def gemini(project: Project) -> Iterator[GeminiCli]:
+    with FakeGeminiAPI() as model:
+        yield GeminiCli(project, model)
+
+
+FIXTURES = {"claude-code": "claude", "codex": "codex", "gemini-cli": "gemini"}
+
+
 @pytest.fixture(params=["claude-code", "codex"])
 def agent(request: pytest.FixtureRequest) -> Agent:
-    """Each agent in turn, for the behaviours both must show."""
-    fixture = "claude" if request.param == "claude-code" else "codex"
-    found: Agent = request.getfixturevalue(fixture)
+    """Claude Code and Codex in turn, for the behaviours both must show (their
+    conversations run over stdio: stream-json, the app-server)."""
+    found: Agent = request.getfixturevalue(FIXTURES[request.param])
+    return found
+
+
+@pytest.fixture(params=list(FIXTURES))
+def hook_agent(request: pytest.FixtureRequest) -> HookAgent:
+    """Every hook host in turn, for what one prompt run (`-p`, `exec`) shows."""
+    found: HookAgent = request.getfixturevalue(FIXTURES[request.param])
     return found
 
 

@@ -1,5 +1,6 @@
-"""Scripted fake model servers for the real agent CLIs: the Anthropic Messages API (Claude Code)
-and the OpenAI Responses API (Codex). Both reuse `ScriptedModel` (tests/hosts/fake_model.py):
+"""Scripted fake model servers for the real agent CLIs: the Anthropic Messages API (Claude Code),
+the OpenAI Responses API (Codex) and OpenAI chat completions (Qwen Code, Copilot CLI, Droid).
+All reuse `ScriptedModel` (tests/hosts/fake_model.py):
 every agent request takes the next `Reply` of the script, requests offering no tools are side
 requests answered with a short text, and the agent requests are logged so a test can read what
 the model received (`user_texts`, `nudges`).
@@ -14,7 +15,7 @@ import json
 import re
 import time
 
-from fake_model import Json, ModelHandler, Reply, ScriptedModel
+from fake_model import FakeModel, Json, ModelHandler, Reply, ScriptedModel
 
 NUDGE_MARK = "nudge #"  # every todo-ls nudge names itself ("Idle nudge #1 — …")
 
@@ -267,3 +268,87 @@ class FakeResponsesAPI(AgentModel):
         completed = {**response, "status": "completed", "output": output, "usage": usage}
         self.event(http, {"type": "response.completed", "response": completed})
         http.end_stream()
+
+
+def gemini_shell(command: str) -> Reply:
+    """Gemini CLI's shell tool call."""
+    return Reply(tool="run_shell_command", arguments={"command": command})
+
+
+def gemini_write_todos(todos: list[tuple[str, str]], first: bool = False) -> list[Reply]:
+    """Gemini CLI's own list: `write_todos` with (description, status) items."""
+    items = [{"description": c, "status": s} for c, s in todos]
+    return [Reply(tool="write_todos", arguments={"todos": items})]
+
+
+class FakeGeminiAPI(AgentModel):
+    """The Gemini API as Gemini CLI 0.61 calls it (`GOOGLE_GEMINI_BASE_URL` = `origin`):
+    `POST /v1beta/models/<model>:streamGenerateContent?alt=sse` streamed as server-sent
+    events (one `data:` event per part), and `:generateContent` (plain JSON) for the side
+    calls, such as the summary of the last session the TUI asks for at start."""
+
+    side_reply = Reply(text="Fake summary")
+    # The reason reaches the model as a plain user message, not wrapped.
+    hook_reason = re.compile(r"\A(todo-ls: .*)\Z", re.S)
+
+    def conversation(self, request: Json) -> list[Json]:
+        return [c for c in request.get("contents") or [] if isinstance(c, dict)]
+
+    def user_texts(self, request: Json | None = None) -> list[str]:
+        if request is None:
+            request = self.requests[-1] if self.requests else {}
+        texts: list[str] = []
+        for content in self.conversation(request):
+            if content.get("role") == "user":
+                texts += [p["text"] for p in content.get("parts") or [] if "text" in p]
+        return texts
+
+    def answer(self, http: ModelHandler, path: str, body: Json) -> None:
+        route = path.split("?")[0]
+        if route.endswith(":countTokens"):
+            http.send_json(200, {"totalTokens": 100})
+            return
+        streamed = route.endswith(":streamGenerateContent")
+        if not streamed and not route.endswith(":generateContent"):
+            http.send_error_reply(404)
+            return
+        reply = self.next_reply(body) if streamed else self.side_reply
+        if not streamed:
+            self.title_requests += 1
+            http.send_json(200, self._response([{"text": reply.text}]))
+        elif reply.status != 200:
+            http.send_error_reply(reply.status)
+        else:
+            http.start_stream()
+            if reply.text:
+                self._event(http, [{"text": reply.text}], finished=False)
+            if reply.stall:
+                self.wait_released(reply.stall)
+            if reply.tool:
+                call = {"functionCall": {"name": reply.tool, "args": reply.arguments}}
+                self._event(http, [call], finished=True)
+            else:
+                self._event(http, [{"text": ""}], finished=True)
+            http.end_stream()
+
+    def _response(self, parts: list[Json], finished: bool = True) -> Json:
+        candidate: Json = {"content": {"role": "model", "parts": parts}, "index": 0}
+        if finished:
+            candidate["finishReason"] = "STOP"
+        usage = {"promptTokenCount": 100, "candidatesTokenCount": 20, "totalTokenCount": 120}
+        return {"candidates": [candidate], "usageMetadata": usage, "modelVersion": "fake"}
+
+    def _event(self, http: ModelHandler, parts: list[Json], finished: bool) -> None:
+        http.send_chunk(f"data: {json.dumps(self._response(parts, finished))}\n\n")
+
+
+class FakeChatCompletionsAPI(AgentModel, FakeModel):
+    """OpenAI chat completions as Qwen Code 0.24, Copilot CLI 1.0 and Droid 0.225 call it
+    (`base_url`): `FakeModel`'s stream, read as an agent conversation. All three hand a Stop
+    hook's reason to the model as a plain user message (Copilot puts a
+    `<current_datetime>` line before it)."""
+
+    hook_reason = re.compile(r"(?:^|\n)(todo-ls: .*?)(?=\ntodo-ls: |\Z)", re.S)
+
+    def conversation(self, request: Json) -> list[Json]:
+        return [m for m in request.get("messages") or [] if isinstance(m, dict)]

@@ -6,7 +6,15 @@ decide the agent's next Stop."""
 from __future__ import annotations
 
 import pytest
-from agent_harness import HELD, Agent, ClaudeCode, Conversation, start_held_turn, wait_session
+from agent_harness import (
+    HELD,
+    Agent,
+    ClaudeCode,
+    Conversation,
+    start_held_turn,
+    wait_paused,
+    wait_session,
+)
 from fake_agent_models import tick_all
 from fake_model import stall, text
 from reliability_support import StdioLanguageServer
@@ -65,13 +73,7 @@ def test_a_session_that_never_progresses_shows_paused_no_progress(
     assert conversation.finish_turn() == "completed"
     blocks = len(agent.model.nudges())
     assert 1 <= blocks <= 2, f"{blocks} blocks with maxNoProgressNudges = 2"
-    paused = wait_session(
-        language_server,
-        conversation.session_id,
-        lambda s: s.get("state") == "paused" and s.get("pausedReason") == "no-progress",
-        "paused no-progress",
-        SHOWN,
-    )
+    paused = wait_paused(language_server, conversation.session_id, "no-progress", SHOWN)
     assert paused.get("host") == agent.host
     assert paused.get("nudges") == blocks
     assert paused.get("open") == 2
@@ -94,13 +96,7 @@ def test_pause_from_the_language_server_lets_the_next_stop_through(
     assert conversation.finish_turn() == "completed"
     assert model.nudges() == [], "the paused session was blocked at its Stop"
     assert len(model.requests) == 1
-    wait_session(
-        language_server,
-        sid,
-        lambda s: s.get("state") == "paused" and s.get("pausedReason") == "user",
-        "paused by the user",
-        SHOWN,
-    )
+    wait_paused(language_server, sid, "user", SHOWN)
 
     # Resumed, the next turn that ends with the plan open is blocked again.
     language_server.command("todoLs.resume", {"sessionID": sid})
@@ -157,3 +153,33 @@ def test_the_sessions_own_todo_list_is_counted_and_named_in_the_nudge(
         assert finished.get("nudges") == 1
     finally:
         conversation.stop()
+
+
+def test_a_text_only_answer_shows_idle_answered_without_working(
+    agent: Agent,
+    conversation: Conversation,
+    language_server: StdioLanguageServer,
+) -> None:
+    model = agent.model
+    model.script(text("Done."), text("I need your input on the schema first."))
+
+    conversation.start_turn("Work through PLAN.md.")
+
+    assert conversation.finish_turn() == "completed"
+    assert len(model.nudges()) == 1
+    answered = wait_session(
+        language_server,
+        conversation.session_id,
+        lambda s: s.get("state") == "idle" and s.get("detail") == "answered without working",
+        "idle, answered without working",
+        SHOWN,
+    )
+    assert answered.get("host") == agent.host
+    assert (answered.get("nudges"), answered.get("open")) == (1, 2)
+
+    # The user's answer is a new episode: its turn ending with the plan open is nudged.
+    model.script(text("Noted."), agent.shell(tick_all()), text("All items are ticked."))
+    conversation.start_turn("Use JSON for the schema.")
+    assert conversation.finish_turn() == "completed"
+    assert len(model.nudges()) == 2
+    assert agent.project.open_items() == 0

@@ -259,6 +259,7 @@ def _drive(
     vsix: Path | None = VSIX,
     env: dict[str, str | None] | None = None,
     profile: tuple[Path, list[str]] | None = None,
+    timeout: float = 90,
 ) -> list[Step]:
     """Runs vscode_e2e.mjs against a fresh code-server; returns its steps, fails with its story.
 
@@ -267,7 +268,7 @@ def _drive(
     `scenario` (SCENARIO and its inputs) picks another driver scenario, `vsix` the extension to
     install (None: keep the one an earlier run in `tmp` installed), `env` changes code-server's
     environment (see _env), `profile` replaces _profile's (what code-server opens, its base
-    arguments)."""
+    arguments), `timeout` the seconds the driver may take."""
     _installed()
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     (ARTIFACTS / "failure.png").unlink(missing_ok=True)
@@ -299,7 +300,7 @@ def _drive(
                 text=True,
             )
             # Bounded: a driver that hangs is killed, which ends its output and this loop.
-            watchdog = threading.Timer(90, driver.kill)
+            watchdog = threading.Timer(timeout, driver.kill)
             watchdog.start()
             try:
                 assert driver.stdout is not None
@@ -382,7 +383,11 @@ def test_status_bar_problems_inlay_hints_and_quick_fix_in_real_vscode(tmp_path: 
         "broken server command shows stopped",
         "restarted",
     ]
-    assert any("onLanguage:markdown" in line for line in _activation_lines(tmp_path))
+    # The workspace's todo-ls.toml (or the todo-ls view in the Explorer) starts the extension
+    # before PLAN.md is opened (it used to be onLanguage:markdown, still listed in package.json).
+    [activation] = _activation_lines(tmp_path)
+    started_by = ("workspaceContains:todo-ls.toml", "onView:todoLs.panel")
+    assert any(f"activationEvent: '{event}'" in activation for event in started_by), activation
     # First start, the broken command, the fixed command, "Restart server".
     log = _output_channel(tmp_path).splitlines()
     started = [line for line in log if "Starting the server" in line]
@@ -451,42 +456,30 @@ def test_status_bar_follows_a_real_opencode_agent_and_pause(
 # The self-contained extension: the .vsix the release ships, which sets its server up itself.
 
 
-@pytest.fixture(scope="session")
-def bundled_vsix(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The linux-x64 .vsix as the release builds it (scripts/build-vsix.sh), once per session;
-    its wheel downloads are cached, so a rebuild costs the build and packaging only. Without
-    `npm run check`: test_extension_typechecks_lints_and_passes_its_unit_tests runs it."""
-    out = tmp_path_factory.mktemp("vsix")
-    started = time.monotonic()
-    build = subprocess.run(
-        [str(REPO / "scripts" / "build-vsix.sh"), "--no-check", "--out", str(out), "linux-x64"],
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
-    assert build.returncode == 0, build.stdout[-2000:] + build.stderr[-4000:]
-    print(f"scripts/build-vsix.sh linux-x64: {time.monotonic() - started:.1f} s")
-    [vsix] = out.glob("todo-ls-linux-x64-*.vsix")
-    return vsix
-
-
-def test_bundled_vsix_carries_the_wheels_of_its_platform_and_the_one_version(
+def test_bundled_vsix_carries_the_server_of_its_platform_and_the_one_version(
     bundled_vsix: Path,
 ) -> None:
+    """The server unpacked, no wheels: pure libraries once in server/site, the compiled ones per
+    Python version, the launcher and the manifest the extension reads."""
     with zipfile.ZipFile(bundled_vsix) as vsix:
         names = vsix.namelist()
-        manifest = json.loads(vsix.read("extension/wheels/manifest.json"))
+        manifest = json.loads(vsix.read("extension/server/manifest.json"))
         package = json.loads(vsix.read("extension/package.json"))
         identity = vsix.read("extension.vsixmanifest").decode()
+        carried = vsix.read("extension/server/site/todo_ls/__init__.py").decode()
     assert manifest["target"] == "linux-x64" and manifest["version"] == __version__
+    assert f'__version__ = "{__version__}"' in carried
     assert package["version"] == __version__ and "scripts" not in package
     assert 'TargetPlatform="linux-x64"' in identity
-    wheels = [n.removeprefix("extension/wheels/") for n in names if n.endswith(".whl")]
-    assert f"todo_ls-{__version__}-py3-none-any.whl" in wheels
-    assert manifest["pip"] in wheels
-    compiled = sorted(w for w in wheels if w.startswith("pydantic_core-"))
-    assert len(compiled) == len(manifest["pythons"]), compiled
-    assert all("manylinux" in w and "x86_64" in w for w in compiled), compiled
+    assert "extension/server/todo-ls.py" in names
+    assert not [n for n in names if n.endswith(".whl")]
+    for version in manifest["pythons"]:
+        tag = version.replace(".", "")
+        compiled = f"extension/server/py{version}/pydantic_core/_pydantic_core.cpython-{tag}"
+        assert any(n.startswith(compiled) and n.endswith("-x86_64-linux-gnu.so") for n in names)
+    shared = [n for n in names if n.startswith("extension/server/site/")]
+    assert any(n.startswith("extension/server/site/pygls/") for n in shared)
+    assert not [n for n in shared if "pydantic_core" in n]  # compiled: per version only
     assert "extension/out/extension.js" in names
     assert not [n for n in names if "node_modules" in n or n.endswith(".ts")]
 
@@ -513,26 +506,19 @@ def _path_without_todo_ls() -> str:
 
 
 def _server_processes(tmp: Path) -> list[list[str]]:
-    """Command lines of the running todo-ls servers whose interpreter lives under `tmp`."""
+    """Command lines of the running todo-ls servers started from a launcher under `tmp`."""
     found = []
     for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
         try:
             args = cmdline.read_bytes().decode(errors="replace").split("\0")[:-1]
         except OSError:  # the process ended meanwhile
             continue
-        if "todo_ls" in args and args[0].startswith(str(tmp)):
+        if any(a.startswith(str(tmp)) and a.endswith("todo-ls.py") for a in args):
             found.append(args)
     return found
 
 
-def _setup_ms(log: str, kind: str) -> int:
-    """The setup time the extension logged: kind "set up" (first start) or "reused"."""
-    pattern = r"Server set up in \S+ \((\d+) ms\)" if kind == "set up" else r"\(reused, (\d+) ms\)"
-    [ms] = re.findall(pattern, log)
-    return int(ms)
-
-
-def test_bundled_server_sets_itself_up_offline_and_a_second_start_reuses_it(
+def test_bundled_server_starts_offline_from_what_it_carries_and_installs_nothing(
     tmp_path: Path, bundled_vsix: Path
 ) -> None:
     path = _path_without_todo_ls()
@@ -554,33 +540,29 @@ def test_bundled_server_sets_itself_up_offline_and_a_second_start_reuses_it(
         "quick fix menu",
         "quick fix applied",
     ]
-    # One venv in the extension's storage, made from the python3 on PATH, serving the wheel's
-    # version; the running server is that venv's interpreter.
-    storage = tmp_path / "user-data" / "User" / "globalStorage" / "todo-ls.todo-ls" / "server"
-    [venv] = storage.iterdir()
-    ready = json.loads((venv / "todo-ls-ready.json").read_text("utf-8"))
+    # The running server is the python3 on PATH running the extension's own launcher, isolated;
+    # no venv, nothing in the extension's storage.
     probe = [python3, "-c", "import sys; print(sys.executable)"]
     interpreter = subprocess.run(probe, env={**os.environ, "PATH": path}, capture_output=True)
-    assert ready["executable"] == interpreter.stdout.decode().strip()
-    assert ready["server"] == f"todo-ls {__version__}"
-    server = [str(venv / "bin" / "python"), "-I", "-m", "todo_ls"]
+    [launcher] = (tmp_path / "extensions").glob("todo-ls.todo-ls-*/server/todo-ls.py")
+    server = [interpreter.stdout.decode().strip(), "-I", str(launcher)]
     assert servers == [server]
+    storage = tmp_path / "user-data" / "User" / "globalStorage" / "todo-ls.todo-ls"
+    assert not (storage / "server").exists()
     log = _output_channel(tmp_path)
     assert f"Starting the server: {' '.join(server)}" in log
 
-    # Second start, same profile: the venv is found ready, nothing is installed again.
+    # Second start, same profile: the same command line, still nothing installed.
     second = _drive(tmp_path, None, None, on_step, scenario=scenario, vsix=None, env=env)
     assert [s["step"] for s in second] == [s["step"] for s in first]
-    assert list(storage.iterdir()) == [venv]
+    assert servers == [server, server]
     log = _output_channel(tmp_path)
-    set_up, reused = _setup_ms(log, "set up"), _setup_ms(log, "reused")
     print(
-        f"bundled server: first start set up in {set_up} ms, status bar at "
-        f"{first[2]['ms']} ms; second start ready in {reused} ms, status bar at "
-        f"{second[2]['ms']} ms (driver time)"
+        f"bundled server: status bar at {first[2]['ms']} ms on the first start, "
+        f"{second[2]['ms']} ms on the second (driver time)"
     )
-    assert reused < 2000 < set_up, (set_up, reused)
     assert log.count("Starting the server") == 2
+    assert "Setting up" not in log and "pip" not in log
 
 
 def test_bundled_server_without_python_says_so_once_and_does_not_restart(

@@ -10,6 +10,10 @@
 //                    "no-python" (no Python to set it up with: one message, no restarts) or
 //                    "folders" (a multi-root workspace: WORKSPACE is its first folder, with PLAN.md;
 //                    the second folder holds TASKS.md and an agent session SESSION with a todo list)
+//                    or "panel" (the todo-ls view, opened before any file: lists, opens, ticks,
+//                    Ctrl+T, Fold done items, Connect an agent… for Claude Code, then the
+//                    agent's session under Agents) or "start" (open the plan, wait for its counts
+//                    in the status bar, nothing else: bench/bench_vscode_start.py times it)
 // Prints one JSON line per passed step (ms since start) and exits 1 on the first failure.
 import { readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -71,11 +75,16 @@ async function waitFor(what, read, accept, timeout = TIMEOUT) {
 
 /** Loads the workbench and opens PLAN.md the way a user does: Quick Open; `line` shows it is open. */
 async function openPlan(line) {
+  await loadWorkbench();
+  await openFile("PLAN.md", line);
+}
+
+/** The workbench, loaded with its status bar. */
+async function loadWorkbench() {
   await page.goto(url);
   await page.locator(".monaco-workbench").waitFor({ timeout: 30_000 });
   await statusBar.waitFor({ timeout: TIMEOUT });
   step("workbench loaded");
-  await openFile("PLAN.md", line);
 }
 
 /** Quick Open (Ctrl+P) `name`; `line` in the editor shows it is open. */
@@ -322,13 +331,135 @@ async function noPython() {
   step("still no Python", { statusBar: after.includes("todo-ls: no Python"), toasts: await toasts.count() });
 }
 
+/** The todo-ls view in the Explorer, expanded. */
+async function panelView() {
+  await page.keyboard.press("Control+Shift+E");
+  const pane = page.locator(".pane", { has: page.locator(".pane-header", { hasText: /todo-ls/i }) }).first();
+  await pane.waitFor({ timeout: TIMEOUT });
+  const header = pane.locator(".pane-header").first();
+  if ((await header.getAttribute("aria-expanded")) !== "true") {
+    await header.click();
+  }
+  // The folders' pane collapsed: the view gets the Explorer's height (and the screenshots show it).
+  const folders = page.locator(".pane-header", { has: page.locator(".title", { hasText: new RegExp(`^${path.basename(workspace)}$`, "i") }) }).first();
+  if ((await folders.getAttribute("aria-expanded")) === "true") {
+    await folders.click();
+  }
+  // A wider side bar, as a user drags it, so that a session's description shows whole.
+  const sash = await page.locator(".part.sidebar").boundingBox();
+  await page.mouse.move(sash.x + sash.width + 1, 430);
+  await page.mouse.down();
+  await page.mouse.move(sash.x + 640, 430, { steps: 5 });
+  await page.mouse.up();
+  await page.mouse.move(1000, 480);
+  return pane;
+}
+
+/** The view's rows as a user reads them: `[x] ` for a ticked box, the label, the description. */
+async function panelRows(pane) {
+  const rows = await pane.locator(".monaco-list-row").evaluateAll((elements) => elements.map((row) => {
+    const text = (selector) => (row.querySelector(selector)?.textContent ?? "").trim();
+    const box = row.querySelector(".custom-view-tree-node-item-checkbox");
+    const ticked = box && (box.getAttribute("aria-checked") === "true" || box.classList.contains("checked"));
+    const mark = box ? (ticked ? "[x] " : "[ ] ") : "";
+    const depth = Number(row.getAttribute("aria-level") ?? "1") - 1;
+    return "  ".repeat(depth) + `${mark}${text(".label-name")} ${text(".label-description")}`.trim();
+  }));
+  return plain(rows.join("\n"));
+}
+
+/** Runs a palette command by its title. */
+async function palette(title) {
+  await page.keyboard.press("Control+Shift+P");
+  await page.locator(".quick-input-widget input").fill(`>${title}`);
+  await page.locator(".quick-input-list .monaco-list-row", { hasText: title }).first().waitFor({ timeout: TIMEOUT });
+  await page.keyboard.press("Enter");
+}
+
+/** Picks the quick pick row showing `text`. */
+async function pick(text) {
+  const row = page.locator(".quick-input-list .monaco-list-row", { hasText: text }).first();
+  await row.waitFor({ timeout: TIMEOUT });
+  await row.click();
+}
+
+/**
+ * The todo-ls view, opened before any file (the project file started the extension): the plan
+ * with its counts and items, a click opens an item's line, a ticked box edits the editor and
+ * the status bar follows; "Connect an agent…" writes Claude Code's hooks (the test checks the
+ * file), then the test's real Claude Code session shows under Agents while it works and after.
+ */
+async function panel() {
+  const pane = await panelView();
+  const listed = await waitFor("the plan in the view", () => panelRows(pane),
+    (t) => t.includes("PLAN.md 3 open of 5") && t.includes("[x] write the changelog"), 90_000);
+  step("view lists the plan", { rows: listed.split("\n"), screenshot: await shot("15-view") });
+
+  await pane.locator(".monaco-list-row", { hasText: "tag the release" }).first().click();
+  await waitFor("PLAN.md in the editor", () => editorLines.innerText(), (t) => t.includes("write the intro"));
+  await waitFor("the cursor on line 6", () => statusBar.innerText(), (t) => t.includes("Ln 6, Col 1"));
+  step("click opens the item's line");
+
+  const row = pane.locator(".monaco-list-row", { hasText: "write the intro" }).first();
+  // A status arriving as the box is clicked re-renders the row and can swallow the click: a
+  // user whose box stays empty clicks again (the box shows unticked until the edit lands).
+  await waitFor("the ticked line in the editor", async () => {
+    const text = plain(await editorLines.innerText());
+    if (!text.includes("- [x] write the intro ✓")) {
+      await row.locator(".custom-view-tree-node-item-checkbox").click();
+      await page.waitForTimeout(1_500);
+    }
+    return await editorLines.innerText();
+  }, (t) => t.includes("- [x] write the intro ✓"));
+  const counted = await waitFor("the new count", () => statusBar.innerText(), (t) => /📋 [█░]+ 2\/5 open/.test(t));
+  const after = await waitFor("the view's new count", () => panelRows(pane), (t) => t.includes("PLAN.md 2 open of 5"));
+  await page.keyboard.press("Control+S");
+  step("checkbox ticked", { text: counted.match(/📋 [^\n]*open[^\n]*/)[0], rows: after.split("\n"), screenshot: await shot("16-view-ticked") });
+
+  // Ctrl+T: the server's workspace symbols are the open items; picking one opens its line.
+  await page.keyboard.press("Control+T");
+  await page.locator(".quick-input-widget input").fill("#tag");
+  const found = page.locator(".quick-input-list .monaco-list-row", { hasText: "tag the release" }).first();
+  await found.waitFor({ timeout: TIMEOUT });
+  const symbols = await page.locator(".quick-input-list .monaco-list-row").allInnerTexts();
+  step("Ctrl+T lists the item", { rows: symbols.map((r) => plain(r).replace(/\n/g, " ")), screenshot: await shot("17-ctrl-t") });
+  await found.click();
+  await waitFor("the cursor on line 6", () => statusBar.innerText(), (t) => t.includes("Ln 6, Col"));
+  step("Ctrl+T opens its line");
+
+  // Fold done items: lines 3-4 are closed now (the tick above and "set up CI"); line 4 hides.
+  await palette("todo-ls: Fold done items");
+  const folded = await waitFor("the closed run folded", () => editorLines.innerText(),
+    (t) => t.includes("write the intro") && !t.includes("set up CI") && t.includes("ship it"));
+  step("done items folded", { lines: folded.split("\n"), screenshot: await shot("18-folded") });
+
+  await palette("todo-ls: Connect an agent…");
+  await pick("Claude Code");
+  await pick("This project");
+  const toast = page.locator(".notification-toast", { hasText: "Claude Code: changed" }).first();
+  await toast.waitFor({ timeout: TIMEOUT });
+  step("agent connected", { message: plain(await toast.innerText()) });
+
+  // The test starts Claude Code now; its session shows under Agents with its state.
+  const working = await waitFor("the session working under Agents", () => panelRows(pane),
+    (t) => /working · .*claude-code/.test(t), 60_000);
+  step("agent session working", { rows: working.split("\n"), screenshot: await shot("19-view-agent") });
+  const over = await waitFor("the session's turn over", () => panelRows(pane),
+    (t) => /(idle|done) · .*claude-code/.test(t) && t.includes("PLAN.md 0 open of 5"), 60_000);
+  step("agent session finished", { rows: over.split("\n"), screenshot: await shot("20-view-agent-done") });
+}
+
 let failed = false;
 try {
-  if (scenario === "folders") {
-    await page.goto(url);
-    await page.locator(".monaco-workbench").waitFor({ timeout: 30_000 });
-    await statusBar.waitFor({ timeout: TIMEOUT });
-    step("workbench loaded");
+  if (scenario === "start") {
+    await openPlan("write the intro");
+    await waitFor("the todo-ls status", () => statusBar.innerText(), (t) => /📋 [█░]+ 3\/5 open/.test(t), 90_000);
+    step("status bar");
+  } else if (scenario === "panel") {
+    await loadWorkbench();
+    await panel();
+  } else if (scenario === "folders") {
+    await loadWorkbench();
     await folders();
   } else if (scenario === "bundled") {
     await openPlan("write the intro");

@@ -132,5 +132,8 @@ async def test_a_permission_prompt_shows_waiting_with_the_question(
     ]
     assert (SESSION, 0, "Refactor", "in_progress") in items
     assert (SESSION, 1, "Test", "completed") in items
+    # …which the list says, so the VS Code view shows them without a checkbox.
+    own = [i for i in listed["items"] if i.get("sessionID") == SESSION]
+    assert own and all(i["readOnly"] is True for i in own), own
     refused = await editor.command("todoLs.toggle", {"sessionID": SESSION, "index": 0})
     assert refused["applied"] is False and "claude-code's own todo list" in refused["reason"]

@@ -346,6 +346,35 @@ def test_release_publishes_compiled_wheels_for_every_supported_python() -> None:
     assert "pattern: compiled-*" in workflow.split("\n  pypi:\n", 1)[1]
 
 
+def test_release_publishes_every_vsix_to_open_vsx_with_a_token_secret() -> None:
+    """Open VSX gets the .vsix files the build job made (all targets, one pinned ovsx call),
+    with the token from a secret, never written into the workflow."""
+    workflow = (REPO / ".github" / "workflows" / "release.yml").read_text("utf-8")
+    job = workflow.split("\n  open-vsx:\n", 1)[1].split("\n\n  ", 1)[0]
+    assert "needs: [build]" in job
+    assert "name: vsix" in job and "path: vsix" in job  # the build job's artifact
+    [publish] = re.findall(r"run: (npx .*)$", job, re.M)
+    assert re.fullmatch(
+        r"npx --yes ovsx@\d+\.\d+\.\d+ publish --packagePath vsix/\*\.vsix", publish
+    )
+    assert "OVSX_PAT: ${{ secrets.OVSX_PAT }}" in job
+    # The build job uploads exactly the files this job publishes.
+    build = workflow.split("\n  build:\n", 1)[1].split("\n\n  ", 1)[0]
+    assert "name: vsix\n          path: vsix/*.vsix" in build
+
+
+def test_release_builds_the_vsix_with_every_python_it_carries() -> None:
+    """scripts/unpack_server.py compiles the carried server's bytecode with each Python of the
+    wheelhouse that runs on the build machine: the release's build job installs them all."""
+    workflow = (REPO / ".github" / "workflows" / "release.yml").read_text("utf-8")
+    build = workflow.split("\n  build:\n", 1)[1].split("\n\n  ", 1)[0]
+    listed = re.search(r"python-version: \|\n((?:\s+3\.\d+\n)+)", build)
+    assert listed is not None, build
+    wheelhouse = (REPO / "scripts" / "build-wheelhouse.sh").read_text("utf-8")
+    [pythons] = re.findall(r"^PYTHONS=\(([^)]*)\)$", wheelhouse, re.M)
+    assert sorted(listed.group(1).split()) == sorted(pythons.split())
+
+
 def test_mason_registry_entry_installs_this_version_from_pypi() -> None:
     entry = (REPO / "packaging" / "mason" / "package.yaml").read_text("utf-8")
     assert re.search(r"^name: todo-ls$", entry, re.M)

@@ -18,7 +18,9 @@ from typing import Any
 
 import pytest
 
-from todo_ls.hook import run, sources
+from todo_ls.hook import hosts, run
+from todo_ls.hook.hosts.codex import plan_of
+from todo_ls.hook.transcript import Transcript, evidence
 from todo_ls.store import Store
 
 PLAN = "# Plan\n\n- [ ] write the parser\n- [x] tokens\n- [ ] ship it\n"
@@ -66,10 +68,27 @@ def hook(project: Path, env: dict[str, str]) -> Hook:
     return call
 
 
+TOOL_CALL = {"type": "assistant", "message": {"content": [{"type": "tool_use", "name": "Bash"}]}}
+
+
 def grow(project: Path) -> None:
-    """The agent did something: its transcript grew."""
-    with (project / "transcript.jsonl").open("a", encoding="utf-8") as f:
-        f.write('{"type": "assistant"}\n')
+    """The agent did something: a tool call in its transcript."""
+    append(project / "transcript.jsonl", TOOL_CALL)
+
+
+def append(transcript: Path, *records: dict[str, Any]) -> None:
+    with transcript.open("a", encoding="utf-8") as f:
+        f.writelines(json.dumps(r) + "\n" for r in records)
+
+
+def answered(transcript: Path, reason: str, text: str) -> None:
+    """Claude Code hands the model the nudge and the model answers in words only."""
+    feedback = {
+        "type": "user",
+        "message": {"role": "user", "content": "Stop hook feedback:\n" + reason},
+    }
+    words = {"type": "assistant", "message": {"content": [{"type": "text", "text": text}]}}
+    append(transcript, feedback, words)
 
 
 def store(env: dict[str, str]) -> Store:
@@ -99,34 +118,80 @@ def test_lines_the_agent_appends_around_hooks_are_not_work(hook: Hook, project: 
     # A second registration of the hook runs a moment later, after the agent appended its own
     # bookkeeping to the transcript: the same Stop, so no second block.
     transcript = project / "transcript.jsonl"
-    with transcript.open("a", encoding="utf-8") as f:
-        f.write(json.dumps({"type": "assistant", "message": {"content": "Done."}}) + "\n")
-    assert hook() is not None
-    with transcript.open("a", encoding="utf-8") as f:
-        f.write(json.dumps({"type": "attachment", "hookEvent": "Stop"}) + "\n")
-        f.write(json.dumps({"type": "system", "subtype": "stop_hook_summary"}) + "\n")
+    append(transcript, {"type": "assistant", "message": {"content": "Done."}})
+    first = hook()
+    assert first is not None
+    append(
+        transcript,
+        {"type": "attachment", "hookEvent": "Stop"},
+        {"type": "system", "subtype": "stop_hook_summary"},
+    )
     assert hook() is None
-    # The model answering the nudge is work: the next Stop may block again.
-    with transcript.open("a", encoding="utf-8") as f:
-        f.write(json.dumps({"type": "assistant", "message": {"content": "On it."}}) + "\n")
-    assert hook(stop_hook_active=True) is not None
 
 
-def test_codex_output_lines_mark_work(tmp_path: Path) -> None:
+def blocked_then_answered(hook: Hook, project: Path, words: str) -> None:
+    """A first Stop is blocked, and the model answers the nudge with `words` only."""
+    first = hook()
+    assert first is not None
+    answered(project / "transcript.jsonl", first["reason"], words)
+
+
+def test_a_text_only_answer_stops_freely_and_the_next_prompt_starts_over(
+    hook: Hook, project: Path, env: dict[str, str]
+) -> None:
+    transcript = project / "transcript.jsonl"
+    # Words only ("I need your input"): the agent stops, and the editor says why.
+    blocked_then_answered(hook, project, "I need your input on the schema first.")
+    assert hook(stop_hook_active=True, last_assistant_message="I need your input.") is None
+    session = store(env).hook_session("s1")
+    assert session is not None and (session.state, session.detail) == (
+        "idle",
+        "answered without working",
+    )
+    assert store(env).episode_nudge_count("s1") == 1
+    # The user answers: a new episode, whose Stop with the plan open is blocked again.
+    hook("UserPromptSubmit", prompt="use JSON", prompt_id="p2")
+    append(transcript, {"type": "user", "message": {"role": "user", "content": "use JSON"}})
+    again = hook(prompt_id="p2", last_assistant_message="Noted.")
+    assert again is not None and again["reason"].startswith("todo-ls: Stop nudge #1")
+
+
+def test_a_tool_call_after_the_nudge_is_work(hook: Hook, project: Path) -> None:
+    blocked_then_answered(hook, project, "Looking at it.")
+    grow(project)
+    second = hook(stop_hook_active=True, last_assistant_message="Looked.")
+    assert second is not None and second["reason"].startswith("todo-ls: Stop nudge #2")
+
+
+def test_a_recovered_store_does_not_block_an_answered_nudge_again(
+    hook: Hook, project: Path, env: dict[str, str]
+) -> None:
+    blocked_then_answered(hook, project, "I need your input.")
+    state = Path(env["TODO_LS_STATE_DIR"])
+    for name in ("state.db", "state.db-wal", "state.db-shm"):
+        (state / name).unlink(missing_ok=True)  # a store started over knows no block
+    assert hook(stop_hook_active=True, last_assistant_message="I need your input.") is None
+
+
+def test_codex_tool_calls_prompts_and_nudges_in_the_rollout(tmp_path: Path) -> None:
+    codex = hosts.get("codex")
     rollout = tmp_path / "rollout.jsonl"
-    answer = {"type": "response_item", "payload": {"type": "message", "role": "assistant"}}
-    prompt = {"type": "response_item", "payload": {"type": "message", "role": "user"}}
-    lines = [json.dumps(answer), json.dumps(prompt), json.dumps({"type": "event_msg"})]
-    rollout.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    assert sources.last_output(rollout) == len(lines[0]) + 1
-    call = {"type": "response_item", "payload": {"type": "function_call", "name": "exec"}}
-    with rollout.open("a", encoding="utf-8") as f:
-        f.write(json.dumps(call) + "\n")
-    assert sources.last_output(rollout) == rollout.stat().st_size
-    other = tmp_path / "chat.json"  # a format without recognised lines: its size stands in
-    other.write_text('{"messages": []}', encoding="utf-8")
-    assert sources.last_output(other) == other.stat().st_size
-    assert sources.last_output(tmp_path / "missing.jsonl") is None
+
+    def item(**payload: Any) -> dict[str, Any]:
+        return {"type": "response_item", "payload": payload}
+
+    def said(role: str, text: str) -> dict[str, Any]:
+        return item(type="message", role=role, content=[{"type": "input_text", "text": text}])
+
+    call = item(type="function_call", name="exec_command")
+    append(rollout, said("user", "<environment_context>…"), said("user", "go"), call)
+    assert evidence(Transcript.open(rollout), codex) == (rollout.stat().st_size, "tool")  # type: ignore[arg-type]
+    nudge = '<hook_prompt hook_run_id="stop:1">todo-ls: Stop nudge #1 — …</hook_prompt>'
+    append(rollout, said("user", nudge), said("assistant", "I need your input."))
+    assert evidence(Transcript.open(rollout), codex).latest == "nudge"  # type: ignore[arg-type]
+    append(rollout, said("user", "use JSON"), {"type": "event_msg"})
+    assert evidence(Transcript.open(rollout), codex).latest == "prompt"  # type: ignore[arg-type]
+    assert Transcript.open(tmp_path / "missing.jsonl") is None
 
 
 def test_no_progress_pauses_after_the_configured_blocks(
@@ -230,7 +295,7 @@ def test_codex_plan_is_read_from_the_rollout(
     answer = hook(host="codex", turn_id="t1", transcript_path=str(rollout))
     assert answer is not None and "- Fix bug" in answer["reason"]
     assert "Read code" not in answer["reason"]
-    assert sources.codex_plan(rollout) == [
+    assert Transcript.open(rollout).last(b"update_plan", plan_of) == [  # type: ignore[union-attr]
         {"content": "Read code", "status": "completed"},
         {"content": "Fix bug", "status": "pending"},
     ]
@@ -239,6 +304,74 @@ def test_codex_plan_is_read_from_the_rollout(
 def test_gemini_after_agent_is_denied_with_the_reason(hook: Hook) -> None:
     answer = hook("AfterAgent", host="gemini-cli", prompt="go", prompt_response="done")
     assert answer is not None and answer["decision"] == "deny"
+
+
+def gemini_stop(hook: Hook, transcript: Path, response: str = "Done.") -> dict[str, Any] | None:
+    return hook(
+        "AfterAgent",
+        host="gemini-cli",
+        prompt="Work through PLAN.md.",
+        prompt_response=response,
+        transcript_path=str(transcript),
+    )
+
+
+def test_gemini_hands_the_nudge_back_as_a_prompt_without_a_new_episode(
+    hook: Hook, project: Path, env: dict[str, str]
+) -> None:
+    chat = project / "session.jsonl"
+    append(chat, {"type": "user", "content": [{"text": "Work through PLAN.md."}]})
+    hook("BeforeAgent", host="gemini-cli", prompt="Work through PLAN.md.")
+    first = gemini_stop(hook, chat)
+    assert first is not None
+    # Gemini CLI sends the reason to the model as a user message, and BeforeAgent fires with it.
+    hook("BeforeAgent", host="gemini-cli", prompt=first["reason"])
+    append(chat, {"type": "user", "content": [{"text": first["reason"]}]})
+    append(chat, {"type": "gemini", "content": "", "toolCalls": [{"name": "run_shell_command"}]})
+    second = gemini_stop(hook, chat, "Done.Ran ls.")
+    assert second is not None and second["reason"].startswith("todo-ls: Stop nudge #2")
+    assert store(env).episode_nudge_count("s1") == 2  # one episode: the caps count on
+
+
+@pytest.mark.parametrize(
+    ("record", "response"),
+    [
+        ({"type": "info", "content": "Request cancelled."}, "Done."),
+        ({"type": "gemini", "content": ""}, "[no response text]"),
+    ],
+)
+def test_gemini_after_agent_after_esc_pauses_and_never_blocks(
+    hook: Hook, project: Path, env: dict[str, str], record: dict[str, Any], response: str
+) -> None:
+    chat = project / "session.jsonl"
+    append(chat, {"type": "user", "content": [{"text": "Work through PLAN.md."}]}, record)
+    assert gemini_stop(hook, chat, response) is None
+    paused = store(env).paused("s1")
+    assert paused is not None and paused.reason == "interrupt"
+    # The next real prompt lifts the pause and is supervised again.
+    hook("BeforeAgent", host="gemini-cli", prompt="Go on.")
+    append(chat, {"type": "user", "content": [{"text": "Go on."}]})
+    assert store(env).paused("s1") is None
+    assert gemini_stop(hook, chat, "Done again.") is not None
+
+
+def test_gemini_write_todos_from_the_transcript_and_after_tool(
+    hook: Hook, project: Path, env: dict[str, str]
+) -> None:
+    (project / "PLAN.md").write_text("", encoding="utf-8")
+    chat = project / "session.jsonl"
+    todos = [
+        {"description": "write the tests", "status": "in_progress"},
+        {"description": "read the docs", "status": "completed"},
+    ]
+    call = {"name": "write_todos", "args": {"todos": todos}}
+    append(chat, {"type": "gemini", "content": "", "toolCalls": [call]})
+    answer = gemini_stop(hook, chat)
+    assert answer is not None and "write the tests" in answer["reason"]
+    assert "read the docs" not in answer["reason"]
+    done = [{**t, "status": "completed"} for t in todos]
+    hook("AfterTool", host="gemini-cli", tool_name="write_todos", tool_input={"todos": done})
+    assert [t["status"] for t in store(env).session_todos("s1") or []] == ["completed"] * 2
 
 
 def test_project_file_warnings_go_to_the_log_and_defaults_apply(
@@ -283,7 +416,8 @@ def test_a_wrong_command_line_fails_open_too(project: Path, env: dict[str, str])
     )
     assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
     (line,) = log_lines(env)
-    assert "bad command line" in line and "--host claude-code|codex|gemini-cli" in line
+    kinds = "claude-code|codex|copilot-cli|droid|gemini-cli|qwen-code"
+    assert "bad command line" in line and f"--host {kinds}" in line
 
 
 def test_corrupt_store_fails_open(project: Path, env: dict[str, str]) -> None:
@@ -333,12 +467,18 @@ def test_parallel_processes_of_one_stop_block_once(project: Path, env: dict[str,
     assert store(env).episode_nudge_count("s1") == 1
 
 
-def test_output_far_back_in_a_long_transcript_is_found(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(sources, "TRANSCRIPT_TAILS", (64, 4096))
-    transcript = tmp_path / "t.jsonl"
-    head = json.dumps({"type": "assistant", "message": {"content": "ran the tests"}}) + "\n"
-    noise = "".join(json.dumps({"type": "user", "tool": "x" * 40}) + "\n" for _ in range(20))
-    transcript.write_text(head + noise, encoding="utf-8")
-    assert sources.last_output(transcript) == len(head)  # found in the second, longer tail
+def test_only_the_transcripts_tail_is_read(tmp_path: Path) -> None:
+    rollout = tmp_path / "rollout.jsonl"
+    plan = {"plan": [{"step": "ship", "status": "pending"}]}
+    call = {"name": "update_plan", "arguments": json.dumps(plan)}
+    append(rollout, {"type": "response_item", "payload": call})
+    tail = Transcript.open(rollout, tail=4096)
+    assert tail is not None and tail.last(b"update_plan", plan_of) == [
+        {"content": "ship", "status": "pending"}
+    ]
+    noise = {"type": "event_msg", "payload": {"text": "x" * 40}}
+    append(rollout, *[noise] * 200)  # the plan scrolled out of the tail
+    tail = Transcript.open(rollout, tail=4096)
+    assert tail is not None and len(tail.data) == 4096
+    assert tail.last(b"update_plan", plan_of) is None
+    assert evidence(tail, hosts.get("codex")) == (None, None)

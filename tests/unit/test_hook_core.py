@@ -8,7 +8,7 @@ import json
 import pytest
 
 from todo_ls.checklist.model import FileItem
-from todo_ls.hook import core, protocol
+from todo_ls.hook import core, hosts, protocol
 from todo_ls.hook.settings import LightSettings, load
 from todo_ls.supervisor.policy import NudgeHistory, OpenSet, evaluate_stop, open_set
 
@@ -106,14 +106,15 @@ def test_unusable_input_is_refused_in_one_line(text: str, why: str) -> None:
 
 
 def test_answers_per_host_and_project_folder() -> None:
-    assert json.loads(protocol.block_answer("claude-code", "go on")) == {
+    claude = hosts.get("claude-code")
+    assert json.loads(claude.block_answer("go on")) == {
         "decision": "block",
         "reason": "go on",
     }
-    assert json.loads(protocol.block_answer("gemini-cli", "go on"))["decision"] == "deny"
+    assert json.loads(hosts.get("gemini-cli").block_answer("go on"))["decision"] == "deny"
     hook = stop(cwd="/p/sub")
-    assert protocol.project_dir(hook, {"CLAUDE_PROJECT_DIR": "/p"}) == "/p"
-    assert protocol.project_dir(hook, {}) == "/p/sub"
+    assert protocol.project_dir(hook, claude, {"CLAUDE_PROJECT_DIR": "/p"}) == "/p"
+    assert protocol.project_dir(hook, claude, {}) == "/p/sub"
 
 
 # --- the Stop decision -------------------------------------------------------------------
@@ -152,7 +153,7 @@ def test_background_work_and_supervision_off_never_block() -> None:
 def test_second_block_needs_progress_since_the_first() -> None:
     history = blocked_once()
     same = core.decide_stop(facts(history=history, mark="t100", last_mark="t100"), SETTINGS)
-    assert not same.block and "unchanged" in same.detail
+    assert not same.block and same.detail == core.ANSWERED
     worked = core.decide_stop(facts(history=history, mark="t250", last_mark="t100"), SETTINGS)
     assert worked.block
     ticked = open_set([], [FILES[0], FILES[2]])  # the open set changed
@@ -191,12 +192,99 @@ def test_stop_mode_has_no_settle_delay_and_no_rate_limit() -> None:
 
 
 def test_opportunity_is_the_same_for_copies_of_one_stop_only() -> None:
-    one = core.opportunity("p1", core.work_mark(100, "x"), ITEMS.hash)
-    assert one == core.opportunity("p1", core.work_mark(100, "x"), ITEMS.hash)
-    assert one != core.opportunity("p1", core.work_mark(180, "x"), ITEMS.hash)
-    assert one != core.opportunity("p2", core.work_mark(100, "x"), ITEMS.hash)
-    # Without a transcript, the last message stands for the work done.
-    assert core.work_mark(None, "a") != core.work_mark(None, "b")
+    first = stop()
+    one = core.opportunity("p1", core.work_mark(100, 0, None), ITEMS.hash, first)
+    assert one == core.opportunity("p1", core.work_mark(100, 0, None), ITEMS.hash, first)
+    assert one != core.opportunity("p1", core.work_mark(180, 0, None), ITEMS.hash, first)
+    assert one != core.opportunity("p2", core.work_mark(100, 0, None), ITEMS.hash, first)
+    # The next Stop of the continued turn is another opportunity, even with nothing done.
+    again = stop(stop_hook_active=True, last_assistant_message="I need your input.")
+    assert one != core.opportunity("p1", core.work_mark(100, 0, None), ITEMS.hash, again)
+
+
+# --- work means acting --------------------------------------------------------------------
+
+BLOCKED_MARK = core.work_mark(100, 0, None)  # the evidence recorded with the first block
+
+
+def after_block(**extra: object) -> core.StopVerdict:
+    """The next Stop after one block of this episode, with the evidence in `extra`."""
+    return core.decide_stop(
+        facts(history=blocked_once(), last_mark=BLOCKED_MARK, **extra), SETTINGS
+    )
+
+
+def test_a_text_only_answer_stops_freely_and_says_so() -> None:
+    # The model answered the nudge in words: its transcript's latest record is the nudge, and
+    # no tool call moved the mark. New text in the transcript is not work.
+    verdict = after_block(mark=BLOCKED_MARK, latest="nudge")
+    assert (verdict.block, verdict.state, verdict.detail) == (False, "idle", core.ANSWERED)
+    # Without a transcript to read, the unchanged mark says the same.
+    assert after_block(mark=BLOCKED_MARK).detail == core.ANSWERED
+
+
+def test_a_tool_run_since_the_block_is_work() -> None:
+    in_transcript = core.work_mark(250, 0, None)  # a tool call after the nudge
+    assert after_block(mark=in_transcript, latest="tool").block
+    post_tool_event = core.work_mark(100, 1, None)  # a post-tool event the store counted
+    assert after_block(mark=post_tool_event).block
+
+
+def test_a_changed_open_set_or_own_list_is_work() -> None:
+    ticked = open_set([], [FILES[0], FILES[2]])
+    assert after_block(items=ticked, mark=BLOCKED_MARK, latest="nudge").block
+    own = [{"content": "write tests", "status": "completed"}]
+    assert after_block(mark=core.work_mark(100, 0, own)).block
+
+
+def test_the_first_stop_of_an_episode_needs_no_evidence() -> None:
+    # A real prompt started a new episode (no block in it yet): the turn ending with the
+    # plan open is blocked even though it only talked.
+    new_episode = NudgeHistory(last_at=10.0, last_hash=ITEMS.hash, last_number=1)
+    verdict = core.decide_stop(
+        facts(history=new_episode, mark=BLOCKED_MARK, last_mark=BLOCKED_MARK, latest="prompt"),
+        SETTINGS,
+    )
+    assert verdict.block
+
+
+def test_after_store_recovery_the_transcript_still_shows_the_answered_nudge() -> None:
+    # The store was moved aside and started over: no history, no block recorded. The
+    # transcript shows todo-ls's nudge answered in words: no second block.
+    verdict = core.decide_stop(facts(mark=BLOCKED_MARK, latest="nudge"), SETTINGS)
+    assert (verdict.block, verdict.detail) == (False, core.ANSWERED)
+    # Nothing in the transcript says so: the fresh store's first Stop blocks.
+    assert core.decide_stop(facts(mark=BLOCKED_MARK), SETTINGS).block
+
+
+def test_parallel_registrations_share_one_opportunity_and_text_is_not_a_new_one() -> None:
+    # Three registrations run for one Stop with the same input: one key, so one claim.
+    keys = {
+        core.opportunity("p1", BLOCKED_MARK, ITEMS.hash, stop(last_assistant_message="Done."))
+        for _ in range(3)
+    }
+    assert len(keys) == 1
+    # Bookkeeping lines the agent appends meanwhile move no tool offset: the mark is the same.
+    assert core.work_mark(100, 0, None) == BLOCKED_MARK
+
+
+def test_an_interrupt_reported_through_a_stop_pauses_and_never_blocks() -> None:
+    verdict = core.decide_stop(facts(interrupted=True), SETTINGS)
+    assert (verdict.block, verdict.new_pause, verdict.detail) == (False, "interrupt", "interrupted")
+    kept_going = core.decide_stop(facts(interrupted=True, pause_on_interrupt=False), SETTINGS)
+    assert (kept_going.block, kept_going.new_pause) == (False, None)
+
+
+def test_a_prompt_carrying_the_nudge_back_is_not_a_user_prompt() -> None:
+    gemini = hosts.get("gemini-cli")
+    reason = core.block_reason(ITEMS, 1)
+    echoed = event("BeforeAgent", host="gemini-cli", prompt=reason + "\n")
+    assert gemini.is_nudge_prompt(echoed, reason)
+    change = core.transition(echoed, True, nudge=True)
+    assert (change.state, change.new_episode) == ("working", False)
+    real = event("BeforeAgent", host="gemini-cli", prompt="fix the parser first")
+    assert not gemini.is_nudge_prompt(real, reason)
+    assert core.transition(real, True).new_episode
 
 
 # --- the other events --------------------------------------------------------------------
@@ -229,6 +317,15 @@ def test_notifications_mark_waiting_only_for_a_human_question() -> None:
     assert (
         core.transition(event("Notification", notification_type="auth_success"), True).state is None
     )
+
+
+def test_gemini_waits_while_a_tool_call_needs_approval() -> None:
+    gemini = hosts.get("gemini-cli")
+    asked = event(
+        "Notification", host="gemini-cli", notification_type="ToolPermission", message="Allow?"
+    )
+    change = core.transition(asked, True, waiting=gemini.waiting_notifications)
+    assert (change.state, change.detail) == ("waiting", "Allow?")
 
 
 def test_session_start_marks_idle_but_a_compaction_changes_nothing() -> None:

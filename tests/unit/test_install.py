@@ -147,7 +147,25 @@ def test_the_command_written_is_the_running_todo_ls(tmp_path: Path) -> None:
     script.write_text("#!/bin/sh\n", encoding="utf-8")
     assert todo_ls_command(str(script)) == str(script.resolve())
     assert todo_ls_command("/somewhere/pytest", "/py/bin/python3") == "/py/bin/python3 -m todo_ls"
-    assert sorted(HOSTS) == ["claude-code", "codex", "gemini-cli", "opencode"]
+    assert sorted(HOSTS) == [
+        "claude-code",
+        "codex",
+        "copilot-cli",
+        "droid",
+        "gemini-cli",
+        "opencode",
+        "qwen-code",
+    ]
+
+
+def test_the_vscode_extensions_launcher_is_run_by_its_python(tmp_path: Path) -> None:
+    """The .vsix starts `python -I …/server/todo-ls.py`: hooks must run that file with that
+    Python (it is not executable itself, and `python -m todo_ls` would not find the package)."""
+    launcher = tmp_path / "my ext" / "server" / "todo-ls.py"
+    launcher.parent.mkdir(parents=True)
+    launcher.write_text("", encoding="utf-8")
+    command = todo_ls_command(str(launcher), "/py/bin/python3")
+    assert command == f"/py/bin/python3 '{launcher.resolve()}'"
 
 
 def test_cli_installs_into_the_given_project(tmp_path: Path) -> None:

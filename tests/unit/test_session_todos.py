@@ -60,3 +60,14 @@ def test_an_item_in_both_lists_is_the_stores() -> None:
         ("host", "Only in OpenCode", "pending"),
     ]
     assert todo_summary(listed) == TodoCount(open=1, total=2)
+
+
+def test_items_the_editor_cannot_toggle_are_read_only() -> None:
+    """The tree view shows a checkbox only where todoLs.toggle would apply: store items of a
+    supervised session; never a host item, nor any item of a hook host's mirrored list."""
+    listed = combined(
+        [SessionTodo("host item", "pending")], [{"content": "mine", "status": "pending"}]
+    )
+    assert [item.get("readOnly") for item in session_items("ses_1", listed)] == [None, True]
+    mirrored = session_items("ses_2", listed, host_keeps_list=True)
+    assert [item.get("readOnly") for item in mirrored] == [True, True]

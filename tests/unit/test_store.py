@@ -553,6 +553,20 @@ def test_stop_blocks_are_claimed_once_per_opportunity(store: Store, db: Path) ->
     other.close()
 
 
+def test_tool_runs_and_the_latest_block_reason_are_shared(store: Store, db: Path) -> None:
+    other = Store(db)  # another hook process
+    assert store.hook_work("s") == (0, None)
+    store.record_tool_run("s")
+    other.record_tool_run("s")
+    claim = other.claim_stop_block("s", "k1", "t1", "h", "hook:2", 1.0, lambda n: f"nudge #{n}")
+    assert claim is not None
+    assert store.hook_work("s") == (2, "nudge #1")
+    # A process that lost the claim writes no reason.
+    assert store.claim_stop_block("s", "k1", "t1", "h", "hook:1", 1.0, lambda n: "lost") is None
+    assert store.hook_work("s") == (2, "nudge #1")
+    other.close()
+
+
 def test_hook_sessions_keep_turn_and_title_unless_given(store: Store) -> None:
     store.record_hook_session("s", "codex", "/p", "working", 1.0, turn="t1", title="fix it")
     store.record_hook_session("s", "codex", "/p", "idle", 2.0, detail="stopped")

@@ -2,22 +2,33 @@
 
 - `transition`: what a hook event means for the session's recorded state (working, waiting,
   idle, ended), its episode and its pause;
-- `decide_stop`: whether a Stop blocks, with the supervisor's policy in its Stop-hook mode;
-- `opportunity`: the key that makes a block happen once per Stop across processes.
+- `decide_stop`: whether a Stop blocks, with the supervisor's policy in its Stop-hook mode and
+  the rule that work means acting (docs/hosts-hooks.md): a second block needs a tool run, a
+  changed open set or a changed own list since the first; text is not work;
+- `work_mark` / `opportunity`: the evidence of work, and the key that makes a block happen
+  once per Stop across processes.
 """
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Collection
 from typing import NamedTuple
 
+from todo_ls.hook.hosts.base import LineKind
 from todo_ls.hook.protocol import HookInput
-from todo_ls.supervisor.policy import NudgeHistory, OpenSet, PolicySettings, evaluate_stop
+from todo_ls.supervisor.policy import (
+    NO_PROGRESS_SINCE,
+    NudgeHistory,
+    OpenSet,
+    PolicySettings,
+    evaluate_stop,
+)
 from todo_ls.supervisor.text import Nudge
 
-# Notifications that mean a human must answer before the agent can go on.
-_WAITING_NOTIFICATIONS = frozenset({"permission_prompt", "elicitation_dialog"})
 SOURCE = "todo-ls"  # the nudge starts with it: Claude Code shows it after "Stop hook ..."
+ANSWERED = "answered without working"  # the detail of a session that answered a nudge in words
+_NO_PROGRESS = NO_PROGRESS_SINCE.split("{", 1)[0]
 
 
 class Transition(NamedTuple):
@@ -31,9 +42,18 @@ class Transition(NamedTuple):
     pause: str | None = None  # "interrupt" | "error"
 
 
-def transition(hook: HookInput, pause_on_interrupt: bool) -> Transition:
-    """The store change for any event but Stop (which `decide_stop` handles)."""
+def transition(
+    hook: HookInput,
+    pause_on_interrupt: bool,
+    nudge: bool = False,
+    waiting: Collection[str] = ("permission_prompt", "elicitation_dialog"),
+) -> Transition:
+    """The store change for any event but Stop (which `decide_stop` handles). `nudge`: the
+    prompt event carries todo-ls's own nudge back (Gemini CLI), not a user prompt; `waiting`:
+    the host's notification types that mean a human must answer."""
     event = hook.event
+    if event == "prompt" and nudge:
+        return Transition("working", detail="nudged")
     if event == "prompt":
         return Transition(
             "working",
@@ -50,7 +70,7 @@ def transition(hook: HookInput, pause_on_interrupt: bool) -> Transition:
         return Transition("ended", detail=hook.text("reason"))
     if event == "notification":
         kind = hook.text("notification_type")
-        if kind in _WAITING_NOTIFICATIONS:
+        if kind in waiting:
             return Transition("waiting", detail=_one_line(hook.text("message")) or kind)
         return Transition(None)
     if event == "stop-failure":
@@ -84,10 +104,13 @@ class StopFacts(NamedTuple):
     items: OpenSet
     pause_reason: str | None  # the stored pause (user, interrupt, error)
     history: NudgeHistory
-    work_mark: str  # evidence of what the agent did: changes whenever it did something
+    work_mark: str  # evidence of acting (`work_mark`): changes only when the agent acted
     last_block_mark: str | None  # `work_mark` at the session's latest block
+    latest: LineKind | None = None  # the transcript's latest tool call, prompt, nudge, interrupt
     background_tasks: int = 0
     enabled: bool = True
+    interrupted: bool = False  # the host reports a user interrupt through this Stop
+    pause_on_interrupt: bool = True
 
 
 class StopVerdict(NamedTuple):
@@ -97,35 +120,57 @@ class StopVerdict(NamedTuple):
     state: str  # recorded: "working" when blocked (the agent goes on), else the policy's word
     detail: str
     paused: str = ""  # the pause the policy saw ("" for none)
+    new_pause: str | None = None  # a pause to store ("interrupt")
 
 
 def decide_stop(facts: StopFacts, settings: PolicySettings) -> StopVerdict:
-    """Whether the agent may stop. Never blocks while background work runs or supervision is
-    off; otherwise the policy decides (pauses, caps, and no second block without progress)."""
+    """Whether the agent may stop. Never blocks after an interrupt, while background work
+    runs or while supervision is off; otherwise the policy decides (pauses, caps), and a
+    session already blocked in this episode is blocked again only when it acted since: a tool
+    ran, its own list changed (`work_mark` moved) or its open set changed. A transcript whose
+    latest record is todo-ls's nudge shows an answer in words only, whatever the store says
+    (a store recovered since the block knows nothing of it)."""
+    if facts.interrupted:
+        pause = "interrupt" if facts.pause_on_interrupt else None
+        return StopVerdict(False, "idle", "interrupted", pause or "", pause)
     if not facts.enabled:
         return StopVerdict(False, "idle", "supervision is off")
     if facts.background_tasks:
         n = facts.background_tasks
         return StopVerdict(False, "working", f"{n} background task{'s' if n != 1 else ''}")
-    worked = facts.last_block_mark is None or facts.last_block_mark != facts.work_mark
-    decision = evaluate_stop(facts.items, settings, facts.pause_reason, facts.history, worked)
-    if decision.send:
+    history = facts.history
+    if facts.latest == "nudge":
+        worked = False
+    else:
+        worked = (
+            history.episode_count == 0
+            or facts.last_block_mark is None
+            or facts.last_block_mark != facts.work_mark
+        )
+    decision = evaluate_stop(facts.items, settings, facts.pause_reason, history, worked)
+    if decision.send and (worked or history.last_at is not None):
         return StopVerdict(True, "working", "blocked: open items left")
+    if decision.send or (not worked and decision.reason.startswith(_NO_PROGRESS)):
+        return StopVerdict(False, "idle", ANSWERED)
     return StopVerdict(False, decision.state, decision.reason, decision.paused_reason or "")
 
 
-def work_mark(output_end: int | None, last_message: str) -> str:
-    """What changes whenever the agent does something: where its latest output ends in its
-    transcript (`sources.last_output`); without a transcript, its last message."""
-    if output_end is not None:
-        return f"t{output_end}"
-    return "m" + hashlib.sha256(last_message.encode()).hexdigest()[:16]
+def work_mark(tool_end: int | None, tool_runs: int, own_list: object) -> str:
+    """What moves only when the agent acts: where its latest tool call ends in its transcript,
+    how many post-tool events the store recorded, and its own todo list (new model text moves
+    none of them)."""
+    listed = hashlib.sha256(repr(own_list).encode()).hexdigest()[:12]
+    return f"t{'-' if tool_end is None else tool_end}.e{tool_runs}.l{listed}"
 
 
-def opportunity(turn: str | None, mark: str, open_hash: str) -> str:
+def opportunity(turn: str | None, mark: str, open_hash: str, hook: HookInput) -> str:
     """One Stop of one turn: every hook process of that Stop (parallel registrations,
-    retries) reads the same input, so it computes the same key and only one of them blocks."""
-    return f"{turn or '-'}\x1f{mark}\x1f{open_hash}"
+    retries) reads the same input, so it computes the same key and only one of them blocks.
+    The next Stop of the same turn differs in `stop_hook_active` or in the agent's latest
+    message (cumulative in Gemini CLI), so it is a new opportunity even when nothing was done."""
+    said = hashlib.sha256(hook.last_message.encode()).hexdigest()[:12]
+    again = int(hook.stop_hook_active)
+    return f"{turn or '-'}\x1f{mark}\x1f{open_hash}\x1f{again}\x1f{said}"
 
 
 def block_reason(items: OpenSet, number: int) -> str:

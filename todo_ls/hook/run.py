@@ -16,8 +16,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, TextIO
 
 from todo_ls import project_file
-from todo_ls.hook import core, protocol, sources
+from todo_ls.hook import core, hosts, protocol, sources
+from todo_ls.hook.hosts.base import HookHost
 from todo_ls.hook.settings import LightSettings, load
+from todo_ls.hook.transcript import Evidence, Transcript, evidence
 from todo_ls.store import Store, default_state_dir
 from todo_ls.supervisor.policy import LIFTED_BY_PROMPT
 
@@ -27,7 +29,7 @@ if TYPE_CHECKING:
 LOG_NAME = "hook.log"
 LOG_MAX_BYTES = 1_000_000  # then the log starts over, keeping one older file
 MAX_INPUT_BYTES = 16 * 1024 * 1024
-USAGE = "usage: todo-ls hook [--host claude-code|codex|gemini-cli] < hook-input.json"
+USAGE = f"usage: todo-ls hook [--host {'|'.join(hosts.KINDS)}] < hook-input.json"
 
 
 class HookFailure(Exception):
@@ -38,6 +40,7 @@ class _Call(NamedTuple):
     """One hook invocation with what the edge read for it."""
 
     hook: protocol.HookInput
+    host: HookHost
     store: Store
     settings: LightSettings
     folder: Path  # the agent's project folder
@@ -87,7 +90,7 @@ def main(
     return 0
 
 
-def _host_option(argv: Sequence[str]) -> protocol.HostKind | None:
+def _host_option(argv: Sequence[str]) -> HookHost | None:
     """`--host KIND` or `--host=KIND` (None: detect it); ValueError for anything else."""
     args = list(argv)
     if not args:
@@ -95,10 +98,9 @@ def _host_option(argv: Sequence[str]) -> protocol.HostKind | None:
     value = args[1] if len(args) == 2 and args[0] == "--host" else None
     if len(args) == 1 and args[0].startswith("--host="):
         value = args[0].removeprefix("--host=")
-    kinds = {kind: kind for kind in protocol.HOST_KINDS}
-    if value not in kinds:
+    if value not in hosts.KINDS:
         raise ValueError(USAGE)
-    return kinds[value]
+    return hosts.get(value)
 
 
 def _describe(exc: BaseException) -> str:
@@ -112,7 +114,8 @@ def handle(
 ) -> tuple[str | None, Path, Store]:
     """Act on one hook input; returns the answer for stdout (None: let the agent stop), the
     state folder used and the store, still open (the caller closes it)."""
-    folder = Path(os.path.normpath(os.path.abspath(protocol.project_dir(hook, env) or ".")))
+    host = hosts.get(hook.host)
+    folder = Path(os.path.normpath(os.path.abspath(protocol.project_dir(hook, host, env) or ".")))
     project = project_file.read(folder)
     settings, warnings = load(project.settings)
     state_dir = default_state_dir(env)  # never the project file's (docs/security.md)
@@ -126,7 +129,7 @@ def handle(
     try:
         if store.warning:  # moved aside or in memory: no history to keep a loop bounded
             raise HookFailure(f"state store unusable: {store.warning}")
-        call = _Call(hook, store, settings, folder, env, now, log)
+        call = _Call(hook, host, store, settings, folder, env, now, log)
         if hook.event == "stop":
             return _stop(call), state_dir, store
         _record(call)
@@ -137,9 +140,10 @@ def handle(
 
 
 def _record(call: _Call) -> None:
-    hook, store, settings, folder, _, now, _ = call
-    change = core.transition(hook, settings.pause_on_interrupt)
+    hook, host, store, settings, folder, _, now, _ = call
     sid = hook.session_id
+    nudge = hook.event == "prompt" and host.is_nudge_prompt(hook, store.hook_work(sid)[1])
+    change = core.transition(hook, settings.pause_on_interrupt, nudge, host.waiting_notifications)
     if change.new_episode:
         pause = store.paused(sid)
         if pause is not None and pause.reason in LIFTED_BY_PROMPT:
@@ -148,7 +152,8 @@ def _record(call: _Call) -> None:
     if change.pause:
         store.pause(sid, change.pause, now, keep_user_pause=True)
     if hook.event == "tool-use":
-        _store_own_list(call, from_tool=True)
+        store.record_tool_run(sid)
+        _store_own_list(call, host.tool_list(hook))
     if change.state is not None:
         store.record_hook_session(
             sid,
@@ -165,33 +170,46 @@ def _record(call: _Call) -> None:
 def _stop(call: _Call) -> str | None:
     from todo_ls.supervisor.policy import open_set, read_history
 
-    hook, store, settings, folder, _, now, _ = call
+    hook, host, store, settings, folder, env, now, _ = call
     sid = hook.session_id
-    todos = _store_own_list(call, from_tool=False) or []
+    path = hook.transcript_path
+    transcript = Transcript.open(Path(path)) if path else None
+    seen = evidence(transcript, host) if transcript else Evidence(None, None)
+    todos = _store_own_list(call, host.own_list(hook, env, transcript)) or []
     own = [sources.Entry(t["content"], t["status"], t.get("priority")) for t in todos]
     items = open_set(own, _file_items(folder, settings, store, call.log))
-    output = sources.last_output(Path(hook.transcript_path)) if hook.transcript_path else None
-    mark = core.work_mark(output, hook.last_message)
-    key = core.opportunity(hook.turn, mark, items.hash)
+    open_hash = items.hash  # computed anew at each use: once here
+    mark = core.work_mark(seen.tool_end, store.hook_work(sid)[0], todos)
+    key = core.opportunity(hook.turn, mark, open_hash, hook)
     if store.has_stop_block(sid, key):
         return None  # another process answered this very Stop (a second registration)
     pause = store.paused(sid)
     facts = core.StopFacts(
         items=items,
         pause_reason=pause.reason if pause else None,
-        history=read_history(store, sid, items.hash),
+        history=read_history(store, sid, open_hash),
         work_mark=mark,
         last_block_mark=store.last_stop_mark(sid),
+        latest=seen.latest,
         background_tasks=hook.background_tasks,
         enabled=settings.enabled,
+        interrupted=host.interrupted(hook) or seen.latest == "interrupt",
+        pause_on_interrupt=settings.pause_on_interrupt,
     )
     verdict = core.decide_stop(facts, settings)
+    if verdict.new_pause:
+        store.pause(sid, verdict.new_pause, now, keep_user_pause=True)
     answer = None
     if verdict.block:
-        claim = store.claim_stop_block(sid, key, mark, items.hash, f"hook:{os.getpid()}", now)
+
+        def reason(number: int) -> str:
+            return core.block_reason(items, number)
+
+        owner = f"hook:{os.getpid()}"
+        claim = store.claim_stop_block(sid, key, mark, open_hash, owner, now, reason)
         if claim is None:
             return None  # lost the race to a parallel process of the same Stop
-        answer = protocol.block_answer(hook.host, core.block_reason(items, claim.number))
+        answer = host.block_answer(reason(claim.number))
     store.record_hook_session(
         sid,
         hook.host,
@@ -236,18 +254,12 @@ def _file_items(
     return found
 
 
-def _store_own_list(call: _Call, from_tool: bool) -> list[sources.Todo] | None:
-    """The session's own list from where its host keeps it, stored when it changed; else the
-    list stored earlier (a `TodoWrite` seen by the tool hook)."""
-    hook, store, _, _, env, now, _ = call
-    found: list[sources.Todo] | None = None
-    if hook.host == "claude-code":
-        if from_tool and hook.tool_name == "TodoWrite":
-            found = sources.todowrite_list(hook.tool_input)
-        elif hook.tool_name != "TodoWrite":
-            found = sources.claude_tasks(sources.claude_tasks_dir(hook.session_id, env))
-    elif hook.host == "codex" and hook.transcript_path:
-        found = sources.codex_plan(Path(hook.transcript_path))
+def _store_own_list(call: _Call, found: list[sources.Todo] | None) -> list[sources.Todo] | None:
+    """Store the session's own list `found` where its host keeps it, when it changed; without
+    one, the list stored earlier (a todo tool call seen by the post-tool hook)."""
+    hook, _, store, _, _, env, now, _ = call
+    if found is None and hook.event == "tool-use":
+        found = call.host.own_list(hook, env, None)  # a task tool: the task files changed
     stored = store.session_todos(hook.session_id)
     if found is None:
         return stored

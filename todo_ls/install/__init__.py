@@ -1,8 +1,9 @@
 """`todo-ls install <agent>`: write todo-ls into an agent's own settings.
 
-A small registry: each agent's module has `install(options) -> exit code`. The hook hosts
-(Claude Code, Codex CLI, Gemini CLI) share `hook_settings`, which merges hook entries into a
-JSON settings file and takes them out again; OpenCode's (`opencode`) edits opencode.json.
+A small registry: each agent's module has `install(options) -> exit code`. A hook host's
+module is a few lines: its settings files, events and trust step come from its module in
+todo_ls/hook/hosts/, and `hook_settings` merges the hook entries into the JSON settings file
+and takes them out again. OpenCode's (`opencode`) edits opencode.json.
 """
 
 from __future__ import annotations
@@ -23,6 +24,9 @@ HOSTS: dict[str, str] = {
     "claude-code": "todo_ls.install.claude_code",
     "codex": "todo_ls.install.codex",
     "gemini-cli": "todo_ls.install.gemini_cli",
+    "qwen-code": "todo_ls.install.qwen_code",
+    "copilot-cli": "todo_ls.install.copilot_cli",
+    "droid": "todo_ls.install.droid",
     "opencode": "todo_ls.install.opencode",
 }
 
@@ -45,6 +49,9 @@ def todo_ls_command(argv0: str | None = None, python: str | None = None) -> str:
     else `<this python> -m todo_ls` (agents run hooks with their own PATH and folder)."""
     script = Path(sys.argv[0] if argv0 is None else argv0)
     if script.name.startswith("todo-ls") and script.is_file():
+        if script.suffix == ".py":
+            # The VS Code extension's launcher (server/todo-ls.py): a file this Python runs.
+            return f"{shlex.quote(python or sys.executable)} {shlex.quote(str(script.resolve()))}"
         return shlex.quote(str(script.resolve()))
     return f"{shlex.quote(python or sys.executable)} -m todo_ls"
 

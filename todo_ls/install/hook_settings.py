@@ -1,8 +1,11 @@
 """Merge todo-ls's hook entries into an agent's JSON settings file, and take them out again.
 
-Claude Code, Codex CLI and Gemini CLI read hooks in one shape:
+The hook hosts (todo_ls/hook/hosts/) read hooks in one shape:
 `{"hooks": {"<Event>": [{"matcher"?: "...", "hooks": [{"type": "command", "command": "..."}]}]}}`.
 todo-ls adds one group per event holding only its own command and touches nothing else.
+GitHub Copilot CLI lists the handlers themselves under each event, with the command under
+`bash` (`{"version": 1, "hooks": {"<Event>": [{"type": "command", "bash": "..."}]}}`): a host
+says which shape it reads (`HookHost.grouped`, `command_key`).
 
 - Idempotent: an event that already runs this command is left alone; an older todo-ls command
   for the same agent (another install path) is replaced.
@@ -22,11 +25,12 @@ import json
 import os
 import re
 import tempfile
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from todo_ls.hook.hosts.base import HookHost as Host
 from todo_ls.install import Options
 from todo_ls.store import default_state_dir
 
@@ -47,13 +51,17 @@ class HookEvent:
 class HookHost:
     """An agent whose settings take hooks in the shared shape."""
 
-    kind: str  # "claude-code" | "codex" | "gemini-cli": also the hook's `--host`
+    kind: str  # the hook host's kind: also the hook's `--host`
     label: str  # for messages
     events: Sequence[HookEvent]
     project_file: str  # relative to the project folder
     user_file: Path  # absolute
     timeout: int | None = None  # in the agent's unit, None = the agent's default
     note: str = ""  # printed after an install (a step only the user can do)
+    grouped: bool = True  # handlers inside `{"hooks": [...]}` groups (False: listed directly)
+    command_key: str = "command"  # where a handler keeps its command line
+    timeout_key: str = "timeout"
+    skeleton: Mapping[str, Any] = field(default_factory=dict)  # top-level keys of a new file
 
     def path(self, options: Options) -> Path:
         if options.scope == "user":
@@ -61,10 +69,35 @@ class HookHost:
         return options.directory / self.project_file
 
     def handler(self, command: str) -> dict[str, Any]:
-        entry: dict[str, Any] = {"type": "command", "command": command}
+        entry: dict[str, Any] = {"type": "command", self.command_key: command}
         if self.timeout is not None:
-            entry["timeout"] = self.timeout
+            entry[self.timeout_key] = self.timeout
         return entry
+
+    def handlers(self, entry: object) -> list[dict[str, Any]]:
+        """The handlers of one entry of an event's list (a group, or a handler itself)."""
+        if not self.grouped:
+            return [entry] if isinstance(entry, dict) else []
+        if not isinstance(entry, dict) or not isinstance(entry.get("hooks"), list):
+            return []
+        return [h for h in entry["hooks"] if isinstance(h, dict)]
+
+    def is_ours(self, handler: object) -> bool:
+        """A handler todo-ls wrote for this agent (any install path)."""
+        return is_ours(handler, self.kind, self.command_key)
+
+
+def settings_of(host: Host, options: Options) -> HookHost:
+    """Where and what `todo-ls install` writes for the hook host `host`."""
+    return HookHost(
+        kind=host.kind,
+        label=host.label,
+        events=tuple(HookEvent(e.name, e.matcher) for e in host.install_events),
+        project_file=host.project_settings,
+        user_file=host.user_settings(options.env),
+        timeout=host.timeout,
+        note=host.trust_note,
+    )
 
 
 def hook_command(base: str, kind: str) -> str:
@@ -72,11 +105,11 @@ def hook_command(base: str, kind: str) -> str:
     return f"{base} hook --host {kind}"
 
 
-def is_ours(handler: object, kind: str) -> bool:
+def is_ours(handler: object, kind: str, key: str = "command") -> bool:
     """A handler todo-ls wrote for this agent (any install path)."""
-    if not isinstance(handler, dict) or not isinstance(handler.get("command"), str):
+    if not isinstance(handler, dict) or not isinstance(handler.get(key), str):
         return False
-    command: str = handler["command"]
+    command: str = handler[key]
     return command.endswith(f" hook --host {kind}") and (
         "todo-ls" in command or "todo_ls" in command
     )
@@ -109,7 +142,7 @@ def install(host: HookHost, options: Options) -> int:
         return 0
     try:
         if not options.uninstall:
-            _keep_original(path, text, options, fresh=not _has_ours(data, host.kind))
+            _keep_original(path, text, options, fresh=not _has_ours(data, host))
         _write(path, text, new_text)
         if options.uninstall:
             _forget_original(path, options)
@@ -155,15 +188,18 @@ def _parse(path: Path, text: str | None) -> dict[str, Any]:
 def _install(
     host: HookHost, text: str | None, data: dict[str, Any], command: str
 ) -> tuple[str, list[str]]:
-    new = copy.deepcopy(data)
+    new = copy.deepcopy(data) if data else copy.deepcopy(dict(host.skeleton))
     hooks = new.setdefault("hooks", {})
     changes: list[str] = []
     for event in host.events:
         groups: list[Any] = hooks.setdefault(event.name, [])
-        if any(_handlers(g, lambda h: h.get("command") == command) for g in groups):
+        key = host.command_key
+        if any(h.get(key) == command for g in groups for h in host.handlers(g)):
             continue
-        replaced = _drop_ours(groups, host.kind)
-        group: dict[str, Any] = {"hooks": [host.handler(command)]}
+        replaced = _drop_ours(groups, host)
+        group: dict[str, Any] = host.handler(command)
+        if host.grouped:
+            group = {"hooks": [group]}
         if event.matcher is not None:
             group = {"matcher": event.matcher, **group}
         groups.append(group)
@@ -179,7 +215,7 @@ def _uninstall(
     hooks = new.get("hooks") or {}
     changes: list[str] = []
     for event in list(hooks):
-        if _drop_ours(hooks[event], host.kind):
+        if _drop_ours(hooks[event], host):
             changes.append(f"removed {event}")
         if not hooks[event]:
             del hooks[event]
@@ -188,11 +224,16 @@ def _uninstall(
     original = _original(path, options)
     if original is not None:
         existed, before = original
-        if not existed and not hooks and set(new) <= {"hooks"}:
+        if not existed and not hooks and _only_skeleton(new, host):
             return None, [*changes, "(the install created the file: deleted)"]
         if existed and before is not None and _parse(path, before) in (new, _without_empty(new)):
             return before, [*changes, "(restored the file as it was before the install)"]
     return _dump(_without_empty(new), text), changes
+
+
+def _only_skeleton(data: dict[str, Any], host: HookHost) -> bool:
+    """Nothing left but what the install put in a new file."""
+    return all(k == "hooks" or host.skeleton.get(k, object()) == v for k, v in data.items())
 
 
 def _without_empty(data: dict[str, Any]) -> dict[str, Any]:
@@ -202,19 +243,18 @@ def _without_empty(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-def _handlers(group: object, match: Any) -> list[Any]:
-    if not isinstance(group, dict) or not isinstance(group.get("hooks"), list):
-        return []
-    return [h for h in group["hooks"] if isinstance(h, dict) and match(h)]
-
-
-def _drop_ours(groups: list[Any], kind: str) -> int:
+def _drop_ours(groups: list[Any], host: HookHost) -> int:
     """Remove todo-ls's handlers from `groups` (and groups left empty); how many went."""
+    if not host.grouped:
+        keep = [h for h in groups if not host.is_ours(h)]
+        removed = len(groups) - len(keep)
+        groups[:] = keep
+        return removed
     removed = 0
     for group in list(groups):
         if not isinstance(group, dict) or not isinstance(group.get("hooks"), list):
             continue
-        keep = [h for h in group["hooks"] if not is_ours(h, kind)]
+        keep = [h for h in group["hooks"] if not host.is_ours(h)]
         if len(keep) == len(group["hooks"]):
             continue
         removed += len(group["hooks"]) - len(keep)
@@ -265,12 +305,13 @@ def _backup_path(path: Path, options: Options) -> Path:
     return default_state_dir(options.env) / "install" / f"{digest}.json"
 
 
-def _has_ours(data: dict[str, Any], kind: str) -> bool:
+def _has_ours(data: dict[str, Any], host: HookHost) -> bool:
     hooks = data.get("hooks") or {}
     return any(
-        _handlers(group, lambda h: is_ours(h, kind))
+        host.is_ours(h)
         for groups in hooks.values()
         for group in groups
+        for h in host.handlers(group)
     )
 
 
@@ -286,8 +327,19 @@ def _keep_original(path: Path, text: str | None, options: Options, fresh: bool) 
         "existed": text is not None,
         "text": text,
         "folder_existed": path.parent.is_dir(),
+        "created_folders": [str(f) for f in _missing_folders(path.parent)],
     }
     backup.write_text(json.dumps(record), encoding="utf-8")
+
+
+def _missing_folders(folder: Path) -> list[Path]:
+    """The folders that writing into `folder` will create, deepest first (`.github/hooks`
+    may need `.github` too)."""
+    missing: list[Path] = []
+    while not folder.is_dir() and folder.parent != folder:
+        missing.append(folder)
+        folder = folder.parent
+    return missing
 
 
 def _record(path: Path, options: Options) -> dict[str, Any] | None:
@@ -307,10 +359,15 @@ def _original(path: Path, options: Options) -> tuple[bool, str | None] | None:
 
 
 def _forget_original(path: Path, options: Options) -> None:
-    """Drop the install record; a folder the install created goes too when it is empty."""
+    """Drop the install record; folders the install created go too when they are empty."""
     record = _record(path, options)
     if record is not None and record.get("folder_existed") is False and not path.exists():
-        with contextlib.suppress(OSError):
-            path.parent.rmdir()  # only when empty
+        created = record.get("created_folders")
+        folders = created if isinstance(created, list) else [str(path.parent)]
+        for folder in folders:
+            try:
+                Path(folder).rmdir()  # only when empty
+            except OSError:
+                break
     with contextlib.suppress(OSError):
         _backup_path(path, options).unlink()

@@ -111,7 +111,12 @@ class HookSessions:
         """The items of each listed session's own list (of `folder`), for `todoLs.list`."""
         found: list[dict[str, Any]] = []
         for session in self.listed(folder):
-            found += session_items(session.session_id, self.session_todos(session.session_id))
+            # The store mirrors the hook host's own list: only the agent changes it.
+            found += session_items(
+                session.session_id,
+                self.session_todos(session.session_id),
+                host_keeps_list=True,
+            )
         return found
 
     def read_only(self, session_id: str, item: ListedTodo) -> str | None:

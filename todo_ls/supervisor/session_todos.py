@@ -67,9 +67,13 @@ def todo_summary(listed: Iterable[ListedTodo]) -> TodoCount | None:
     return TodoCount(sum(s in OPEN_STATUSES for s in statuses), len(statuses))
 
 
-def session_items(session_id: str, listed: Iterable[ListedTodo]) -> list[dict[str, Any]]:
+def session_items(
+    session_id: str, listed: Iterable[ListedTodo], host_keeps_list: bool = False
+) -> list[dict[str, Any]]:
     """The `todoLs.list` entries of one session: every item, closed ones too (so a completed
-    item can be reopened), each with its index in the combined list."""
+    item can be reopened), each with its index in the combined list and `readOnly` where
+    `readOnly: true` where toggling it is refused (a host item, or any item of a list a hook
+    host keeps); editable items carry no such key."""
     return [
         {
             "sessionID": session_id,
@@ -77,6 +81,7 @@ def session_items(session_id: str, listed: Iterable[ListedTodo]) -> list[dict[st
             "content": item.todo.content,
             "status": item.todo.status,
             "priority": item.todo.priority,
+            **({"readOnly": True} if host_keeps_list or item.source == "host" else {}),
         }
         for index, item in enumerate(listed)
     ]

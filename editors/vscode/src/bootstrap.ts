@@ -1,26 +1,24 @@
 /**
- * The server bundled with the extension: the platform's .vsix carries todo-ls and its dependencies
- * as wheels (`wheels/`, described by `wheels/manifest.json`). On first start this module finds a
- * Python those wheels fit, makes a venv in the extension's storage and installs todo-ls into it
- * with pip run from its own bundled wheel: no index, nothing downloaded. Later starts find the
- * venv ready and reuse it. No `vscode` here: processes are run through an injected function.
+ * The server bundled with the extension: the platform's .vsix carries todo-ls and its
+ * dependencies unpacked in `server/` (scripts/unpack_server.py: `site/` shared by every
+ * supported Python, `py<X.Y>/` the compiled libraries per version, the launcher `todo-ls.py` and
+ * `manifest.json`). This module finds a Python those fit and gives the command line that runs
+ * the launcher with it: nothing is installed, nothing downloaded, no venv made. No `vscode`
+ * here: processes are run through an injected function.
  */
 
-import { createHash, randomBytes } from "node:crypto";
 import { promises as fs } from "node:fs";
 import * as path from "node:path";
 import { CommandContext, CommandLine, findOnPath } from "./serverCommand";
 
-/** What scripts/build-wheelhouse.sh wrote next to the wheels. */
+/** What scripts/unpack_server.py wrote next to the unpacked server. */
 export interface Manifest {
-  /** The todo-ls version of the bundled wheel (the extension's own version). */
+  /** The carried todo-ls version (the extension's own version). */
   version: string;
   /** VS Code's platform name, e.g. `linux-x64`. */
   target: string;
-  /** `major.minor` of every Python the compiled wheels were bundled for, oldest first. */
+  /** `major.minor` of every Python the compiled libraries were unpacked for, oldest first. */
   pythons: string[];
-  /** File name of the bundled pip wheel. */
-  pip: string;
 }
 
 export interface ProcessResult {
@@ -54,57 +52,24 @@ export interface FoundPython {
   rejected: string[];
 }
 
-export interface SetupOptions {
-  /** The extension's global storage folder. */
-  storage: string;
-  /** The folder with the wheels and manifest.json. */
-  wheels: string;
-  manifest: Manifest;
-  python: Python;
-  platform: NodeJS.Platform;
-  run: Run;
-  log: (line: string) => void;
-}
-
-export interface SetupResult {
-  command: CommandLine;
-  /** The venv folder. */
-  venv: string;
-  /** True when an earlier start had set it up already. */
-  reused: boolean;
-}
-
-/** A setup step that failed: `message` for the user, `detail` (pip's output…) for the log. */
-export class SetupError extends Error {
-  constructor(
-    message: string,
-    readonly detail: string,
-  ) {
-    super(message);
-  }
-}
-
 const MANIFEST = "manifest.json";
-/** Written last into a venv that works: its presence is what "set up" means. */
-const READY = "todo-ls-ready.json";
+const LAUNCHER = "todo-ls.py";
 const PROBE = "import sys; print('%d.%d' % sys.version_info[:2]); print(sys.executable)";
 const PROBE_TIMEOUT_MS = 15_000;
-const VENV_TIMEOUT_MS = 120_000;
-const INSTALL_TIMEOUT_MS = 600_000;
 
-/** The manifest of the bundled wheels, or undefined for a build without them (a developer's). */
-export async function readManifest(wheels: string): Promise<Manifest | undefined> {
+/** The manifest of the carried server, or undefined for a build without one (a developer's). */
+export async function readManifest(server: string): Promise<Manifest | undefined> {
   let text: string;
   try {
-    text = await fs.readFile(path.join(wheels, MANIFEST), "utf8");
+    text = await fs.readFile(path.join(server, MANIFEST), "utf8");
   } catch {
     return undefined;
   }
   const value = JSON.parse(text) as Partial<Manifest>;
-  if (typeof value.version !== "string" || !Array.isArray(value.pythons) || typeof value.pip !== "string") {
-    throw new Error(`${path.join(wheels, MANIFEST)} is not a wheel manifest`);
+  if (typeof value.version !== "string" || !Array.isArray(value.pythons)) {
+    throw new Error(`${path.join(server, MANIFEST)} is not a server manifest`);
   }
-  return { version: value.version, target: String(value.target), pythons: value.pythons.map(String), pip: value.pip };
+  return { version: value.version, target: String(value.target), pythons: value.pythons.map(String) };
 }
 
 /**
@@ -144,22 +109,19 @@ export async function findPython(candidates: Candidate[], supported: string[], r
   return { python: undefined, rejected };
 }
 
-/** The venv's folder name: one per extension version and interpreter. */
-export function venvName(manifest: Manifest, python: Python): string {
-  const interpreter = createHash("sha256").update(python.executable).digest("hex").slice(0, 10);
-  return `${manifest.version}-py${python.version}-${interpreter}`;
-}
-
-export function venvPython(venv: string, platform: NodeJS.Platform): string {
-  return platform === "win32" ? path.join(venv, "Scripts", "python.exe") : path.join(venv, "bin", "python");
-}
-
 /**
- * The server's command line in the venv. `-I`: neither the workspace folder (the server's
- * current directory) nor PYTHONPATH can shadow the installed packages.
+ * The carried server's command line for `python`: its interpreter runs the launcher in
+ * `server/`, which puts the unpacked libraries for that version first on `sys.path`. `-I`:
+ * neither the workspace folder (the server's current directory) nor PYTHONPATH can shadow them.
+ * Nothing is installed, so the first start is as fast as any later one.
  */
-export function serverInVenv(venv: string, platform: NodeJS.Platform): CommandLine {
-  return { command: venvPython(venv, platform), args: ["-I", "-m", "todo_ls"] };
+export function carriedServer(server: string, python: Python): CommandLine {
+  return { command: python.executable, args: ["-I", path.join(server, LAUNCHER)] };
+}
+
+/** Whether `server/` holds the compiled libraries for `python` (a damaged install may not). */
+export async function carriesPython(server: string, python: Python): Promise<boolean> {
+  return await exists(path.join(server, `py${python.version}`));
 }
 
 async function exists(file: string): Promise<boolean> {
@@ -171,82 +133,18 @@ async function exists(file: string): Promise<boolean> {
   }
 }
 
-function tail(result: ProcessResult): string {
-  return `${result.stdout}\n${result.stderr}`.trim().split(/\r?\n/).slice(-15).join("\n");
-}
-
-async function step(run: Run, what: string, command: string, args: string[], timeoutMs: number): Promise<ProcessResult> {
-  const result = await run(command, args, timeoutMs);
-  if (result.code !== 0) {
-    const why = result.code === null ? "did not finish" : `exited with ${result.code}`;
-    throw new SetupError(`${what} ${why}`, `$ ${[command, ...args].join(" ")}\n${tail(result)}`);
-  }
-  return result;
-}
-
 /**
- * The venv with the bundled todo-ls for `python`: reused when an earlier start finished it, else
- * built in a temporary folder and renamed into place once it works (two windows starting at once
- * both end up with one working venv). Venvs of other extension versions are removed afterwards.
+ * Frees the space of the venvs earlier extension versions set up on their first start
+ * (`<storage>/server`): this version needs none.
  */
-export async function setUpServer(options: SetupOptions): Promise<SetupResult> {
-  const { storage, wheels, manifest, python, platform, run, log } = options;
-  const root = path.join(storage, "server");
-  const venv = path.join(root, venvName(manifest, python));
-  if ((await exists(path.join(venv, READY))) && (await exists(venvPython(venv, platform)))) {
-    return { command: serverInVenv(venv, platform), venv, reused: true };
-  }
-  await fs.mkdir(root, { recursive: true });
-  const building = `${venv}.tmp-${randomBytes(4).toString("hex")}`;
-  try {
-    log(`Setting up the server with Python ${python.version} (${python.executable}, ${python.from}) in ${venv}`);
-    const [command, ...args] = python.command;
-    // Without pip: it comes from the bundled wheel, so the setup needs neither ensurepip (a
-    // separate package on Debian) nor the network.
-    await step(run, "Creating the venv", command, [...args, "-m", "venv", "--without-pip", building], VENV_TIMEOUT_MS);
-    const interpreter = venvPython(building, platform);
-    await step(run, "Installing todo-ls from the bundled wheels", interpreter, [
-      path.join(wheels, manifest.pip, "pip"),
-      "install",
-      // No configuration, no index: only the wheels shipped with the extension.
-      "--isolated",
-      "--no-index",
-      "--find-links",
-      wheels,
-      "--only-binary=:all:",
-      "--disable-pip-version-check",
-      "--no-input",
-      "--no-warn-script-location",
-      `todo-ls==${manifest.version}`,
-    ], INSTALL_TIMEOUT_MS);
-    const version = await step(run, "The installed server", interpreter, ["-I", "-m", "todo_ls", "--version"], PROBE_TIMEOUT_MS);
-    const ready = { version: manifest.version, python: python.version, executable: python.executable, server: version.stdout.trim() };
-    await fs.writeFile(path.join(building, READY), JSON.stringify(ready, null, 2) + "\n");
+export async function removeOldVenvs(storage: string, log: (line: string) => void): Promise<void> {
+  const old = path.join(storage, "server");
+  if (await exists(old)) {
     try {
-      await fs.rename(building, venv);
-    } catch (error) {
-      // Another window finished first: use its venv.
-      if (!(await exists(path.join(venv, READY)))) {
-        throw error;
-      }
-    }
-  } finally {
-    await fs.rm(building, { recursive: true, force: true });
-  }
-  await removeOtherVersions(root, manifest.version, log);
-  return { command: serverInVenv(venv, platform), venv, reused: false };
-}
-
-/** Frees the space of the venvs earlier extension versions set up (after an upgrade). */
-async function removeOtherVersions(root: string, version: string, log: (line: string) => void): Promise<void> {
-  for (const entry of await fs.readdir(root)) {
-    if (!entry.startsWith(`${version}-`)) {
-      try {
-        await fs.rm(path.join(root, entry), { recursive: true, force: true });
-        log(`Removed ${path.join(root, entry)} (set up by another version)`);
-      } catch {
-        // A venv still used by a window of the old version may refuse (Windows): next time.
-      }
+      await fs.rm(old, { recursive: true, force: true });
+      log(`Removed ${old} (the venvs of an earlier version)`);
+    } catch {
+      // A venv still used by a window of the old version may refuse (Windows): next time.
     }
   }
 }

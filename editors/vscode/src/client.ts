@@ -11,6 +11,7 @@ import {
 import { CLIENT_ID, CLIENT_NAME, CONFIG_SECTION, EXTENSION_ID, STATUS_NOTIFICATION } from "./constants";
 import { ServerLauncher } from "./launcher";
 import { explicitSettings, serverSettings } from "./settings";
+import { CommandLine } from "./serverCommand";
 import { StatusPayload } from "./status";
 import { StatusBar } from "./statusBar";
 
@@ -36,6 +37,13 @@ export class TodoLsClient {
   private readonly subscriptions: vscode.Disposable[] = [];
   /** Bumped by stop(): a start() still setting up the server then knows it was cancelled. */
   private generation = 0;
+  private line: CommandLine | undefined;
+  private readonly statusEmitter = new vscode.EventEmitter<StatusPayload>();
+  private readonly stateEmitter = new vscode.EventEmitter<boolean>();
+  /** Every `todoLs/status` the server sends (the tree view follows them). */
+  readonly onStatus = this.statusEmitter.event;
+  /** Fires true when the server runs, false when it stops or cannot start. */
+  readonly onDidChangeRunning = this.stateEmitter.event;
 
   constructor(
     private readonly output: vscode.OutputChannel,
@@ -45,6 +53,11 @@ export class TodoLsClient {
 
   get isRunning(): boolean {
     return this.client?.state === State.Running;
+  }
+
+  /** The command line the running server was started with (`todo-ls install` runs the same). */
+  get serverLine(): CommandLine | undefined {
+    return this.line;
   }
 
   async start(): Promise<void> {
@@ -60,8 +73,10 @@ export class TodoLsClient {
     if ("unavailable" in launch) {
       // Nothing to start: no client, so no restarts either, until the user changes something.
       this.statusBar.showUnavailable(launch.unavailable.text, launch.unavailable.tooltip);
+      this.stateEmitter.fire(false);
       return;
     }
+    this.line = launch.line;
     const { command, args } = launch.line;
     this.output.appendLine(`[todo-ls] Starting the server: ${[command, ...args].join(" ")}`);
     // No `transport`: with TransportKind.stdio the client would append `--stdio` to the command line.
@@ -95,7 +110,10 @@ export class TodoLsClient {
     const client = new LanguageClient(CLIENT_ID, CLIENT_NAME, serverOptions, clientOptions);
     this.client = client;
     this.subscriptions.push(
-      client.onNotification(STATUS_NOTIFICATION, (payload: StatusPayload) => this.statusBar.update(payload)),
+      client.onNotification(STATUS_NOTIFICATION, (payload: StatusPayload) => {
+        this.statusBar.update(payload);
+        this.statusEmitter.fire(payload);
+      }),
       client.onDidChangeState((event) => {
         if (event.newState === State.Running) {
           this.statusBar.showRunning();
@@ -104,6 +122,7 @@ export class TodoLsClient {
         } else {
           this.statusBar.showStopped();
         }
+        this.stateEmitter.fire(event.newState === State.Running);
       }),
     );
     try {
@@ -129,6 +148,7 @@ export class TodoLsClient {
       }
     }
     this.statusBar.showStopped();
+    this.stateEmitter.fire(false);
   }
 
   async restart(): Promise<void> {
@@ -147,5 +167,25 @@ export class TodoLsClient {
       throw new Error('the server is not running (run "todo-ls: Restart server")');
     }
     return await vscode.commands.executeCommand<T>(command, argument);
+  }
+
+  /** An LSP request to the running server (the tree view asks for each file's symbols). */
+  async request<T>(method: string, params: unknown): Promise<T> {
+    const client = this.client;
+    if (client === undefined || client.state !== State.Running) {
+      throw new Error('the server is not running (run "todo-ls: Restart server")');
+    }
+    return await client.sendRequest<T>(method, params);
+  }
+
+  /** Whether the running server answers `method` (a server older than the view may not). */
+  supports(method: "documentSymbol"): boolean {
+    const capabilities = this.client?.initializeResult?.capabilities;
+    return method === "documentSymbol" && capabilities?.documentSymbolProvider !== undefined && capabilities.documentSymbolProvider !== false;
+  }
+
+  dispose(): void {
+    this.statusEmitter.dispose();
+    this.stateEmitter.dispose();
   }
 }

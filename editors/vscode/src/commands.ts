@@ -3,6 +3,7 @@
 import * as vscode from "vscode";
 import { ItemState, PaletteCommand, STATES, ServerCommand } from "./constants";
 import { TodoLsClient } from "./client";
+import { connectAgent } from "./connectAgent";
 import { ItemTarget, ListResult, SessionTarget, folderName, openItemTargets, relativeTo, sessionItemTargets, sessionLine } from "./status";
 import { StatusBar } from "./statusBar";
 
@@ -53,6 +54,17 @@ function workspaceOf(uri: string): string {
   return folder?.uri.toString() ?? "";
 }
 
+/** Runs `run`; a failure is shown to the user (and logged) instead of failing silently in the log. */
+export async function reportFailure(output: vscode.OutputChannel, run: () => Promise<void>): Promise<void> {
+  try {
+    await run();
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    output.appendLine(`[todo-ls] ${message}`);
+    void vscode.window.showErrorMessage(`todo-ls: ${message}`);
+  }
+}
+
 export class Commands {
   constructor(
     private readonly client: TodoLsClient,
@@ -73,19 +85,10 @@ export class Commands {
       [PaletteCommand.refresh, () => this.refresh()],
       [PaletteCommand.restart, () => this.client.restart()],
       [PaletteCommand.showOutput, () => Promise.resolve(this.output.show())],
+      [PaletteCommand.connectAgent, () => connectAgent(this.client.serverLine, this.output)],
+      [PaletteCommand.foldDone, () => this.foldDone()],
     ];
-    return table.map(([id, run]) => vscode.commands.registerCommand(id, () => this.report(run)));
-  }
-
-  /** Shows a failed command to the user instead of failing silently in the log. */
-  private async report(run: () => Promise<void>): Promise<void> {
-    try {
-      await run();
-    } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      this.output.appendLine(`[todo-ls] ${message}`);
-      void vscode.window.showErrorMessage(`todo-ls: ${message}`);
-    }
+    return table.map(([id, run]) => vscode.commands.registerCommand(id, () => reportFailure(this.output, run)));
   }
 
   private async editItems(edit: (uri: string, line: number) => Promise<EditResult>): Promise<void> {
@@ -219,6 +222,21 @@ export class Commands {
     } else {
       void vscode.window.showWarningMessage(`todo-ls: "${content}" not changed: ${result.reason ?? "refused"}.`);
     }
+  }
+
+  /** Folds each run of closed items the server reports (the first item of a run stays visible). */
+  private async foldDone(): Promise<void> {
+    const editor = markdownEditor();
+    if (editor === undefined) {
+      return;
+    }
+    const result = await this.client.execute<{ ranges: { startLine: number; endLine: number }[] }>(ServerCommand.foldDone, { uri: editor.document.uri.toString() });
+    if (result.ranges.length === 0) {
+      void vscode.window.showInformationMessage("todo-ls: no run of done items to fold in this file.");
+      return;
+    }
+    // editor.fold folds the innermost region at each line: the run's, which starts on its first item.
+    await vscode.commands.executeCommand("editor.fold", { levels: 1, direction: "down", selectionLines: result.ranges.map((r) => r.startLine) });
   }
 
   private async refresh(): Promise<void> {

@@ -21,6 +21,7 @@ export const ServerCommand = {
   resume: "todoLs.resume",
   list: "todoLs.list",
   refresh: "todoLs.refresh",
+  foldDone: "todoLs.foldDone",
 } as const;
 
 /**
@@ -39,6 +40,8 @@ export const PaletteCommand = {
   refresh: "todoLs.palette.refresh",
   restart: "todoLs.palette.restart",
   showOutput: "todoLs.palette.showOutput",
+  connectAgent: "todoLs.palette.connectAgent",
+  foldDone: "todoLs.palette.foldDone",
 } as const;
 
 /** Item states in the order a user picks them (docs/checklists.md). */

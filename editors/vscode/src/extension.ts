@@ -1,10 +1,14 @@
-/** Entry point: activated on markdown; starts the server and registers the palette commands. */
+/**
+ * Entry point: activated on markdown, a project file or the view; starts the server and registers
+ * the palette commands and the todo-ls view.
+ */
 
 import * as vscode from "vscode";
 import { CLIENT_NAME, CONFIG_SECTION } from "./constants";
 import { Commands } from "./commands";
 import { TodoLsClient } from "./client";
 import { ServerLauncher } from "./launcher";
+import { PanelView } from "./panelView";
 import { StatusBar } from "./statusBar";
 
 let client: TodoLsClient | undefined;
@@ -14,9 +18,13 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const statusBar = new StatusBar();
   client = new TodoLsClient(output, statusBar, new ServerLauncher(context, output));
   const running = client;
+  const panel = new PanelView(running, output);
   context.subscriptions.push(
     output,
     statusBar,
+    running,
+    panel,
+    ...panel.register(),
     ...new Commands(running, statusBar, output).register(),
     // Other todoLs settings reach the server through synchronize; a new command line needs a new process.
     vscode.workspace.onDidChangeConfiguration((event) => {

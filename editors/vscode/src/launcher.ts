@@ -1,6 +1,6 @@
 /**
  * How the extension starts the server: the `todoLs.server.command` setting, the server bundled
- * with the extension (set up on first start, see bootstrap.ts), or `todo-ls` on PATH when the
+ * with the extension (run from what it carries, see bootstrap.ts), or `todo-ls` on PATH when the
  * user asks for it. When no server can start, says so once and tells the status bar what to show.
  */
 
@@ -12,12 +12,13 @@ import * as vscode from "vscode";
 import {
   Manifest,
   Run,
-  SetupError,
+  carriedServer,
+  carriesPython,
   findPython,
   noPythonMessage,
   pythonCandidates,
   readManifest,
-  setUpServer,
+  removeOldVenvs,
 } from "./bootstrap";
 import { CONFIG_SECTION } from "./constants";
 import { CommandContext, CommandLine, resolveServerCommand } from "./serverCommand";
@@ -53,15 +54,15 @@ function commandContext(): CommandContext {
   };
 }
 
-/** The environment of the setup's processes: no user pip configuration, no foreign PYTHONPATH. */
-function setupEnv(): NodeJS.ProcessEnv {
+/** The environment of the Python probes: no foreign PYTHONPATH or PYTHONHOME. */
+function probeEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) {
-    if (!key.startsWith("PIP_") && key !== "PYTHONPATH" && key !== "PYTHONHOME") {
+    if (key !== "PYTHONPATH" && key !== "PYTHONHOME") {
       env[key] = value;
     }
   }
-  return { ...env, PIP_CONFIG_FILE: os.devNull, PYTHONNOUSERSITE: "1" };
+  return { ...env, PYTHONNOUSERSITE: "1" };
 }
 
 const run: Run = (command, args, timeoutMs) =>
@@ -69,7 +70,7 @@ const run: Run = (command, args, timeoutMs) =>
     execFile(
       command,
       args,
-      { timeout: timeoutMs, env: setupEnv(), windowsHide: true, maxBuffer: 16 * 1024 * 1024 },
+      { timeout: timeoutMs, env: probeEnv(), windowsHide: true, maxBuffer: 16 * 1024 * 1024 },
       (error, stdout, stderr) => {
         // A number: the exit code; a string (ENOENT…) or a kill: it did not run to the end.
         const code = error === null ? 0 : typeof error.code === "number" ? error.code : null;
@@ -126,8 +127,8 @@ export class ServerLauncher {
 
   private async choose(): Promise<Launch> {
     const config = vscode.workspace.getConfiguration(CONFIG_SECTION);
-    const wheels = path.join(this.context.extensionPath, "wheels");
-    const manifest = await readManifest(wheels);
+    const server = path.join(this.context.extensionPath, "server");
+    const manifest = await readManifest(server);
     const choice = resolveServerCommand(
       config.get<string[]>("server.command", []),
       config.get<boolean>("server.useInstalled", false),
@@ -140,10 +141,10 @@ export class ServerLauncher {
     if (choice.why !== "bundled") {
       this.log(`${choice.why}: using the bundled server`);
     }
-    return await this.bundled(manifest as Manifest, wheels);
+    return await this.bundled(manifest as Manifest, server);
   }
 
-  private async bundled(manifest: Manifest, wheels: string): Promise<Launch> {
+  private async bundled(manifest: Manifest, server: string): Promise<Launch> {
     const log = (line: string): void => this.log(line);
     const started = Date.now();
     const candidates = pythonCandidates(await pythonExtensionInterpreter(log), commandContext());
@@ -157,30 +158,15 @@ export class ServerLauncher {
       this.tell(message);
       return { unavailable: { text: "todo-ls: no Python", tooltip: message } };
     }
-    try {
-      const setup = await vscode.window.withProgress(
-        { location: vscode.ProgressLocation.Window, title: "todo-ls: setting up the server" },
-        () =>
-          setUpServer({
-            storage: this.context.globalStorageUri.fsPath,
-            wheels,
-            manifest,
-            python,
-            platform: process.platform,
-            run,
-            log,
-          }),
-      );
-      const ms = Date.now() - started;
-      this.log(setup.reused ? `Server ready in ${setup.venv} (reused, ${ms} ms)` : `Server set up in ${setup.venv} (${ms} ms)`);
-      return { line: setup.command };
-    } catch (error) {
-      const why = error instanceof SetupError ? error.message : String(error);
-      const message = `todo-ls could not set up its server with Python ${python.version} (${python.executable}): ${why}.`;
-      this.log(error instanceof SetupError ? `${message}\n${error.detail}` : message);
-      this.tell(`${message} The output "todo-ls" has the details.`);
-      return { unavailable: { text: "todo-ls: setup failed", tooltip: message } };
+    if (!(await carriesPython(server, python))) {
+      const message = `todo-ls's extension folder lacks its server for Python ${python.version} (${server}): reinstall the extension.`;
+      this.log(message);
+      this.tell(message);
+      return { unavailable: { text: "todo-ls: damaged", tooltip: message } };
     }
+    void removeOldVenvs(this.context.globalStorageUri.fsPath, log);
+    this.log(`Bundled server with Python ${python.version} (${python.executable}, ${python.from}), found in ${Date.now() - started} ms`);
+    return { line: carriedServer(server, python) };
   }
 
   private tell(message: string): void {

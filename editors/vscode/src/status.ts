@@ -70,6 +70,8 @@ export interface SessionItem {
   content: string;
   status: string;
   priority?: string | null;
+  /** The agent host keeps this list (its own todo tool, a hook host's mirror): toggling is refused. */
+  readOnly?: boolean;
 }
 
 export interface ListResult extends StatusPayload {
@@ -87,10 +89,13 @@ export function relativeTo(workspace: string, uri: string): string {
   return decodeURIComponent(rel);
 }
 
-/** `ses_… working · 1 tool · 3/7 todos · paused: no-progress · claude-code "title"` */
-export function sessionLine(session: SessionStatus): string {
-  const parts = [`${session.id} ${session.state}`];
-  if (session.detail) {
+/**
+ * `working · 1 tool · 3/7 todos · paused: no-progress · claude-code`: a session's state, then
+ * what else the status says of it (its detail only when `withDetail`).
+ */
+export function sessionSummary(session: SessionStatus, withDetail = true): string {
+  const parts = [session.state];
+  if (withDetail && session.detail) {
     parts.push(session.detail);
   }
   if (session.todos) {
@@ -102,8 +107,13 @@ export function sessionLine(session: SessionStatus): string {
   if (session.host) {
     parts.push(session.host);
   }
+  return parts.join(" · ");
+}
+
+/** `ses_… working · 1 tool · 3/7 todos · paused: no-progress · claude-code "title"` */
+export function sessionLine(session: SessionStatus): string {
   const title = session.title ? ` "${session.title}"` : "";
-  return parts.join(" · ") + title;
+  return `${session.id} ${sessionSummary(session)}${title}`;
 }
 
 /** The last path segment of a folder URI, decoded: how the tooltip names a folder. */

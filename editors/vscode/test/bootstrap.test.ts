@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, readdirSync, writeFileSync, existsSync } from "node:fs";
+import { mkdirSync, mkdtempSync, writeFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { test } from "node:test";
@@ -7,18 +7,18 @@ import {
   Manifest,
   ProcessResult,
   Python,
-  SetupError,
+  carriedServer,
+  carriesPython,
   findPython,
   noPythonMessage,
   pythonCandidates,
   readManifest,
-  setUpServer,
-  venvName,
+  removeOldVenvs,
 } from "../src/bootstrap";
 import { CommandContext } from "../src/serverCommand";
 
 const PYTHONS = ["3.10", "3.11", "3.12", "3.13"];
-const MANIFEST: Manifest = { version: "0.1.0", target: "linux-x64", pythons: PYTHONS, pip: "pip-26.3-py3-none-any.whl" };
+const MANIFEST: Manifest = { version: "0.1.0", target: "linux-x64", pythons: PYTHONS };
 const PYTHON: Python = { command: ["/usr/bin/python3"], executable: "/usr/bin/python3.12", version: "3.12", from: "python3 on PATH" };
 
 function context(executables: string[], overrides: Partial<CommandContext> = {}): CommandContext {
@@ -33,25 +33,6 @@ function context(executables: string[], overrides: Partial<CommandContext> = {})
 }
 
 const ok = (stdout = ""): ProcessResult => ({ code: 0, stdout, stderr: "" });
-
-/** Stands in for Python: `-m venv` makes the venv's interpreter, pip "installs", --version answers. */
-function fakePython(failInstall = false): { calls: string[][]; run: (c: string, a: string[]) => Promise<ProcessResult> } {
-  const calls: string[][] = [];
-  const run = (command: string, args: string[]): Promise<ProcessResult> => {
-    calls.push([command, ...args]);
-    if (args.includes("venv")) {
-      const venv = args[args.length - 1];
-      mkdirSync(path.join(venv, "bin"), { recursive: true });
-      writeFileSync(path.join(venv, "bin", "python"), "");
-      return Promise.resolve(ok());
-    }
-    if (args.includes("install")) {
-      return Promise.resolve(failInstall ? { code: 1, stdout: "", stderr: "ERROR: No matching distribution found for pydantic-core" } : ok());
-    }
-    return Promise.resolve(ok("todo-ls 0.1.0\n"));
-  };
-  return { calls, run };
-}
 
 function storage(): string {
   return mkdtempSync(path.join(tmpdir(), "todo-ls-bootstrap-"));
@@ -101,69 +82,35 @@ test("the no-Python message names the versions, what was found and what to insta
   assert.match(noPythonMessage(PYTHONS, [], "win32"), /Python 3\.13 from python\.org or the Microsoft Store/);
 });
 
-test("first start sets up a venv offline from the bundled wheels; the second reuses it", async () => {
-  const dir = storage();
-  const wheels = path.join(dir, "ext", "wheels");
-  const python = fakePython();
-  const options = { storage: dir, wheels, manifest: MANIFEST, python: PYTHON, platform: "linux" as const, run: python.run, log: () => undefined };
-  const first = await setUpServer(options);
-  const venv = path.join(dir, "server", venvName(MANIFEST, PYTHON));
-  assert.deepEqual(first, { command: { command: path.join(venv, "bin", "python"), args: ["-I", "-m", "todo_ls"] }, venv, reused: false });
-  assert.equal(python.calls.length, 3);
-  assert.deepEqual(python.calls[0].slice(0, 4), ["/usr/bin/python3", "-m", "venv", "--without-pip"]);
-  const install = python.calls[1];
-  assert.equal(install[1], path.join(wheels, MANIFEST.pip, "pip"), "pip runs from its bundled wheel");
-  for (const flag of ["--isolated", "--no-index", "--find-links", wheels, "todo-ls==0.1.0"]) {
-    assert.ok(install.includes(flag), `${flag} in ${install.join(" ")}`);
-  }
-  assert.deepEqual(readdirSync(path.join(dir, "server")), [path.basename(venv)], "no temporary folder left");
-
-  const second = await setUpServer(options);
-  assert.deepEqual(second, { ...first, reused: true });
-  assert.equal(python.calls.length, 3, "nothing runs on the second start");
+test("the carried server runs with the found interpreter, isolated, from the launcher; nothing is set up", () => {
+  const server = path.join("/ext", "server");
+  assert.deepEqual(carriedServer(server, PYTHON), { command: "/usr/bin/python3.12", args: ["-I", path.join(server, "todo-ls.py")] });
 });
 
-test("two windows setting up at once end with one working venv", async () => {
-  const dir = storage();
-  const python = fakePython();
-  const options = { storage: dir, wheels: path.join(dir, "wheels"), manifest: MANIFEST, python: PYTHON, platform: "linux" as const, run: python.run, log: () => undefined };
-  const [a, b] = await Promise.all([setUpServer(options), setUpServer(options)]);
-  assert.equal(a.venv, b.venv);
-  assert.deepEqual(readdirSync(path.join(dir, "server")), [path.basename(a.venv)]);
-  assert.ok(existsSync(path.join(a.venv, "todo-ls-ready.json")));
+test("the server folder must hold the compiled libraries of the Python found", async () => {
+  const server = storage();
+  mkdirSync(path.join(server, "py3.12"));
+  assert.equal(await carriesPython(server, PYTHON), true);
+  assert.equal(await carriesPython(server, { ...PYTHON, version: "3.11" }), false);
 });
 
-test("each interpreter gets its own venv; a new extension version replaces the old venvs", async () => {
+test("the venvs an earlier version set up are removed; their absence is fine", async () => {
   const dir = storage();
-  const python = fakePython();
-  const base = { storage: dir, wheels: path.join(dir, "wheels"), platform: "linux" as const, run: python.run, log: () => undefined };
-  const a = await setUpServer({ ...base, manifest: MANIFEST, python: PYTHON });
-  const b = await setUpServer({ ...base, manifest: MANIFEST, python: { ...PYTHON, executable: "/opt/py/bin/python3.12" } });
-  assert.notEqual(a.venv, b.venv);
-  const upgraded = await setUpServer({ ...base, manifest: { ...MANIFEST, version: "0.2.0" }, python: PYTHON });
-  assert.deepEqual(readdirSync(path.join(dir, "server")), [path.basename(upgraded.venv)]);
-  assert.match(path.basename(upgraded.venv), /^0\.2\.0-py3\.12-[0-9a-f]{10}$/);
+  mkdirSync(path.join(dir, "server", "0.0.9-py3.12-abcdef0123", "bin"), { recursive: true });
+  const logged: string[] = [];
+  await removeOldVenvs(dir, (line) => logged.push(line));
+  assert.equal(existsSync(path.join(dir, "server")), false);
+  assert.equal(logged.length, 1);
+  await removeOldVenvs(dir, (line) => logged.push(line));
+  assert.equal(logged.length, 1);
 });
 
-test("a failed install says which step failed, keeps pip's words for the log and leaves no venv", async () => {
-  const dir = storage();
-  const python = fakePython(true);
-  const options = { storage: dir, wheels: path.join(dir, "wheels"), manifest: MANIFEST, python: PYTHON, platform: "linux" as const, run: python.run, log: () => undefined };
-  await assert.rejects(setUpServer(options), (error: unknown) => {
-    assert.ok(error instanceof SetupError);
-    assert.equal(error.message, "Installing todo-ls from the bundled wheels exited with 1");
-    assert.match(error.detail, /No matching distribution found for pydantic-core/);
-    return true;
-  });
-  assert.deepEqual(readdirSync(path.join(dir, "server")), []);
-});
-
-test("readManifest: none in a build without wheels, an error for a broken one", async () => {
+test("readManifest: none in a build without a server, an error for a broken one", async () => {
   const dir = storage();
   assert.equal(await readManifest(dir), undefined);
   writeFileSync(path.join(dir, "manifest.json"), JSON.stringify(MANIFEST));
   assert.deepEqual(await readManifest(dir), MANIFEST);
   writeFileSync(path.join(dir, "manifest.json"), "{}");
-  await assert.rejects(readManifest(dir), /is not a wheel manifest/);
+  await assert.rejects(readManifest(dir), /is not a server manifest/);
   assert.ok(existsSync(path.join(dir, "manifest.json")));
 });

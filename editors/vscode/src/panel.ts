@@ -1,0 +1,299 @@
+/**
+ * The todo-ls tree view's model (pure: no `vscode`): what `todoLs.list`, the server's document
+ * symbols and `todoLs/status` say, as the nodes the view shows (docs/vscode.md, "The todo-ls view").
+ */
+
+import { ListResult, OpenItem, SessionItem, StatusPayload, folderName, isSessionItem, relativeTo, sessionSummary } from "./status";
+
+/** The part of an LSP `DocumentSymbol` the view reads (0-based lines). */
+export interface SymbolLike {
+  name: string;
+  detail?: string;
+  range: { start: { line: number }; end: { line: number } };
+  children?: SymbolLike[];
+}
+
+/** What one workspace folder contributes: its latest list, and each file's symbols when known. */
+export interface FolderInput {
+  workspace: string;
+  list: ListResult;
+  /** By file URI; absent: the server gave none (then the file's open items from the list). */
+  symbols: ReadonlyMap<string, SymbolLike[]>;
+}
+
+export interface FolderNode {
+  kind: "folder";
+  workspace: string;
+  label: string;
+  description: string;
+  children: PanelNode[];
+}
+
+export interface FileNode {
+  kind: "file";
+  workspace: string;
+  uri: string;
+  label: string;
+  description: string;
+  missing: boolean;
+  children: PanelNode[];
+}
+
+export interface HeadingNode {
+  kind: "heading";
+  uri: string;
+  line: number;
+  label: string;
+  description: string;
+  children: PanelNode[];
+}
+
+export interface ItemNode {
+  kind: "item";
+  uri: string;
+  line: number;
+  label: string;
+  state: string;
+  /** Closed (done or canceled): the box is ticked. */
+  checked: boolean;
+  description: string;
+  children: PanelNode[];
+}
+
+export interface AgentsNode {
+  kind: "agents";
+  workspace: string;
+  label: string;
+  description: string;
+  children: PanelNode[];
+}
+
+export interface SessionNode {
+  kind: "session";
+  workspace: string;
+  id: string;
+  label: string;
+  description: string;
+  tooltip: string;
+  state: string;
+  paused: boolean;
+  children: PanelNode[];
+}
+
+export interface SessionItemNode {
+  kind: "sessionItem";
+  sessionID: string;
+  index: number;
+  content: string;
+  label: string;
+  checked: boolean;
+  /** The agent host keeps this list: no checkbox, the state in the description. */
+  readOnly: boolean;
+  description: string;
+  children: PanelNode[];
+}
+
+/** A line that says what is missing and runs the command that fixes it. */
+export interface HintNode {
+  kind: "hint";
+  workspace: string;
+  label: string;
+  command: string;
+  children: PanelNode[];
+}
+
+export type PanelNode = FolderNode | FileNode | HeadingNode | ItemNode | AgentsNode | SessionNode | SessionItemNode | HintNode;
+
+export const OPEN_STATES = ["open", "inProgress", "blocked"];
+const CLOSED_STATES = ["done", "canceled"];
+/** Every state name a symbol's `detail` may start with, as the server or a person writes it. */
+const STATE_WORDS: Record<string, string> = {
+  open: "open",
+  inprogress: "inProgress",
+  "in progress": "inProgress",
+  "in-progress": "inProgress",
+  blocked: "blocked",
+  done: "done",
+  canceled: "canceled",
+  cancelled: "canceled",
+};
+/** How a state other than open and done reads in an item's description. */
+export const STATE_LABELS: Record<string, string> = { inProgress: "in progress", blocked: "blocked", canceled: "canceled" };
+
+/** Session states and their codicon (`$(name)`) in the view. */
+export const SESSION_ICONS: Record<string, string> = {
+  working: "sync~spin",
+  idle: "circle-large-outline",
+  waiting: "bell",
+  stalled: "warning",
+  paused: "debug-pause",
+  done: "pass",
+};
+
+export interface PanelOptions {
+  hideDone: boolean;
+  /** Commands the hint lines run. */
+  subscribeCommand: string;
+  connectCommand: string;
+}
+
+/** The item state a symbol's `detail` names (`done`, `inProgress · 1/2 done`…), or undefined for a heading. */
+export function symbolState(symbol: SymbolLike): string | undefined {
+  const detail = (symbol.detail ?? "").trim().toLowerCase();
+  const words = Object.keys(STATE_WORDS).sort((a, b) => b.length - a.length);
+  const word = words.find((w) => detail === w || detail.startsWith(`${w} `) || detail.startsWith(`${w}·`) || detail.startsWith(`${w},`));
+  return word === undefined ? undefined : STATE_WORDS[word];
+}
+
+function isClosed(state: string): boolean {
+  return CLOSED_STATES.includes(state);
+}
+
+/** An item's description: its state unless open or done, then its children's progress. */
+function itemDescription(state: string, detail: string | undefined): string {
+  const parts = [STATE_LABELS[state]].filter((p): p is string => p !== undefined);
+  const progress = /(\d+\/\d+ done)/.exec(detail ?? "")?.[1];
+  if (progress !== undefined) {
+    parts.push(progress);
+  }
+  return parts.join(" · ");
+}
+
+/** True when the node stays with "Hide done" on: it is open, or holds something open. */
+function keeps(node: PanelNode): boolean {
+  if (node.kind === "item" || node.kind === "sessionItem") {
+    return !node.checked || node.children.length > 0;
+  }
+  return true;
+}
+
+function symbolNodes(uri: string, symbols: SymbolLike[], hideDone: boolean): PanelNode[] {
+  const nodes: PanelNode[] = [];
+  for (const symbol of symbols) {
+    const children = symbolNodes(uri, symbol.children ?? [], hideDone);
+    const state = symbolState(symbol);
+    const line = symbol.range.start.line;
+    let node: PanelNode;
+    if (state === undefined) {
+      const progress = /(\d+\/\d+ done)/.exec(symbol.detail ?? "")?.[1] ?? "";
+      node = { kind: "heading", uri, line, label: symbol.name, description: progress, children };
+      if (hideDone && children.length === 0) {
+        continue; // a section whose items are all done
+      }
+    } else {
+      node = { kind: "item", uri, line, label: symbol.name, state, checked: isClosed(state), description: itemDescription(state, symbol.detail), children };
+    }
+    if (!hideDone || keeps(node)) {
+      nodes.push(node);
+    }
+  }
+  return nodes;
+}
+
+/** The file's open items from `todoLs.list` (a server without document symbols): flat, in line order. */
+function listNodes(uri: string, items: OpenItem[]): PanelNode[] {
+  return items
+    .filter((item) => item.uri === uri)
+    .sort((a, b) => a.line - b.line)
+    .map((item) => {
+      const state = item.state ?? "open";
+      return { kind: "item", uri, line: Math.max(0, item.line - 1), label: item.text ?? `line ${item.line}`, state, checked: isClosed(state), description: itemDescription(state, undefined), children: [] };
+    });
+}
+
+const SESSION_DONE = ["completed", "cancelled", "canceled"];
+
+function sessionItemNode(item: SessionItem): SessionItemNode {
+  const checked = SESSION_DONE.includes(item.status);
+  const readOnly = item.readOnly === true;
+  // Pending and completed show in the box (or the mark); other statuses are spelled out.
+  const status = item.status === "pending" || item.status === "completed" ? "" : item.status.replace(/_/g, " ");
+  return {
+    kind: "sessionItem",
+    sessionID: item.sessionID,
+    index: item.index,
+    content: item.content,
+    label: readOnly ? `${checked ? "✓" : "○"} ${item.content}` : item.content,
+    checked,
+    readOnly,
+    description: [status, item.priority ?? "", readOnly ? "kept by the agent" : ""].filter(Boolean).join(" · "),
+    children: [],
+  };
+}
+
+function agentsNode(folder: FolderInput, options: PanelOptions): AgentsNode {
+  const supervisor = folder.list.supervisor;
+  const sessions = supervisor?.enabled ? supervisor.sessions : [];
+  const items = (folder.list.items ?? []).filter(isSessionItem);
+  const children: PanelNode[] = sessions.map((session) => {
+    const own = items.filter((i) => i.sessionID === session.id).sort((a, b) => a.index - b.index).map(sessionItemNode);
+    const title = session.title ? session.title : session.id;
+    return {
+      kind: "session",
+      workspace: folder.workspace,
+      id: session.id,
+      label: title,
+      description: sessionSummary(session, false),
+      tooltip: [title, session.id, session.detail ?? ""].filter(Boolean).join("\n"),
+      state: session.state,
+      paused: session.state === "paused",
+      children: options.hideDone ? own.filter(keeps) : own,
+    };
+  });
+  if (children.length === 0) {
+    children.push({ kind: "hint", workspace: folder.workspace, label: "No agent — Connect an agent…", command: options.connectCommand, children: [] });
+  }
+  const description = !supervisor || !supervisor.enabled ? "supervisor off" : `${sessions.length} session${sessions.length === 1 ? "" : "s"}`;
+  return { kind: "agents", workspace: folder.workspace, label: "Agents", description, children };
+}
+
+/** One folder's nodes: its subscribed files (or a hint to subscribe one), then Agents. */
+export function folderNodes(folder: FolderInput, options: PanelOptions): PanelNode[] {
+  const list = folder.list;
+  const openItems = (list.items ?? []).filter((i): i is OpenItem => !isSessionItem(i));
+  const nodes: PanelNode[] = list.files.map((file) => {
+    const symbols = folder.symbols.get(file.uri);
+    const children = file.missing ? [] : symbols !== undefined ? symbolNodes(file.uri, symbols, options.hideDone) : listNodes(file.uri, openItems);
+    return {
+      kind: "file",
+      workspace: folder.workspace,
+      uri: file.uri,
+      label: relativeTo(folder.workspace, file.uri),
+      description: file.missing ? "missing" : `${file.open} open of ${file.total}`,
+      missing: file.missing,
+      children,
+    };
+  });
+  if (nodes.length === 0) {
+    nodes.push({ kind: "hint", workspace: folder.workspace, label: "No subscribed files — Subscribe this file", command: options.subscribeCommand, children: [] });
+  }
+  nodes.push(agentsNode(folder, options));
+  return nodes;
+}
+
+/** True when no folder has a subscribed file or an agent session: the view shows its welcome. */
+export function isEmpty(folders: FolderInput[]): boolean {
+  return folders.every((f) => f.list.files.length === 0 && (f.list.supervisor?.sessions.length ?? 0) === 0);
+}
+
+/** The view's top level: the folder's nodes, or one node per folder when there are several. */
+export function panelRoots(folders: FolderInput[], options: PanelOptions): PanelNode[] {
+  if (folders.length === 0 || isEmpty(folders)) {
+    return [];
+  }
+  if (folders.length === 1) {
+    return folderNodes(folders[0], options);
+  }
+  return folders.map((folder) => ({
+    kind: "folder",
+    workspace: folder.workspace,
+    label: folderName(folder.workspace),
+    description: `${folder.list.open} open of ${folder.list.total}`,
+    children: folderNodes(folder, options),
+  }));
+}
+
+/** A status that arrived after the last list: its counts and sessions, the list's items. */
+export function withStatus(list: ListResult, status: StatusPayload): ListResult {
+  return { ...list, ...status, items: list.items };
+}

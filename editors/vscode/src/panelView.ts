@@ -1,0 +1,328 @@
+/**
+ * The todo-ls tree view in the Explorer: subscribed files with their items (native checkboxes),
+ * then the agent sessions with their own todos. The nodes come from panel.ts; this file feeds it
+ * (`todoLs.list` and the server's document symbols, again after each `todoLs/status`) and turns
+ * clicks, ticks and inline actions into the server's commands.
+ */
+
+import * as vscode from "vscode";
+import { PaletteCommand, ServerCommand } from "./constants";
+import { TodoLsClient } from "./client";
+import { reportFailure } from "./commands";
+import { FolderInput, PanelNode, SESSION_ICONS, SymbolLike, panelRoots } from "./panel";
+import { ListResult, StatusPayload } from "./status";
+
+export const PANEL_VIEW = "todoLs.panel";
+
+/** Context keys the view's menus and welcome read (package.json). */
+const HIDE_DONE_KEY = "todoLs.panel.hideDone";
+const STATE_KEY = "todoLs.panel.state";
+
+/** Ids of the commands the view's nodes and menus run (package.json). */
+export const PanelCommand = {
+  refresh: "todoLs.panel.refresh",
+  hideDone: "todoLs.panel.hideDone",
+  showDone: "todoLs.panel.showDone",
+  open: "todoLs.panel.open",
+  nudge: "todoLs.panel.nudge",
+  pause: "todoLs.panel.pause",
+  resume: "todoLs.panel.resume",
+  unsubscribe: "todoLs.panel.unsubscribe",
+} as const;
+
+/** Coalesces a burst of statuses (the server sends up to ~10 a second) into one reload. */
+const RELOAD_DELAY_MS = 150;
+
+interface EditResult {
+  applied: boolean;
+  state?: string;
+  reason?: string;
+}
+
+export class PanelView implements vscode.TreeDataProvider<PanelNode>, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<PanelNode | undefined>();
+  readonly onDidChangeTreeData = this.changed.event;
+  private readonly view: vscode.TreeView<PanelNode>;
+  private readonly subscriptions: vscode.Disposable[] = [];
+  /** Latest input per workspace folder URI. */
+  private readonly folders = new Map<string, FolderInput>();
+  private hideDone = false;
+  private reloadTimer: ReturnType<typeof setTimeout> | undefined;
+  private reloading: Promise<void> | undefined;
+  private reloadAgain = false;
+
+  constructor(
+    private readonly client: TodoLsClient,
+    private readonly output: vscode.OutputChannel,
+  ) {
+    this.view = vscode.window.createTreeView(PANEL_VIEW, { treeDataProvider: this, showCollapseAll: true, manageCheckboxStateManually: true });
+    void this.setState("starting");
+    void vscode.commands.executeCommand("setContext", HIDE_DONE_KEY, false);
+    this.subscriptions.push(
+      this.view,
+      this.changed,
+      this.view.onDidChangeCheckboxState((event) => void reportFailure(this.output, () => this.ticked(event.items))),
+      client.onStatus((status) => this.statusArrived(status)),
+      client.onDidChangeRunning((running) => {
+        if (running) {
+          this.scheduleReload();
+        } else {
+          this.folders.clear();
+          void this.setState("stopped");
+          this.changed.fire(undefined);
+        }
+      }),
+      vscode.workspace.onDidChangeWorkspaceFolders(() => this.scheduleReload()),
+    );
+  }
+
+  register(): vscode.Disposable[] {
+    const table: [string, (node?: PanelNode) => Promise<void>][] = [
+      [PanelCommand.refresh, async () => {
+        await this.client.execute(ServerCommand.refresh, {});
+        await this.reload();
+      }],
+      [PanelCommand.hideDone, () => this.setHideDone(true)],
+      [PanelCommand.showDone, () => this.setHideDone(false)],
+      [PanelCommand.nudge, (node) => this.sessionCommand(ServerCommand.nudge, node)],
+      [PanelCommand.pause, (node) => this.sessionCommand(ServerCommand.pause, node)],
+      [PanelCommand.resume, (node) => this.sessionCommand(ServerCommand.resume, node)],
+      [PanelCommand.unsubscribe, (node) => this.unsubscribe(node)],
+    ];
+    return [
+      ...table.map(([id, run]) => vscode.commands.registerCommand(id, (node?: PanelNode) => reportFailure(this.output, () => run(node)))),
+      vscode.commands.registerCommand(PanelCommand.open, (uri: string, line: number) => reportFailure(this.output, () => openLine(uri, line))),
+    ];
+  }
+
+  getChildren(node?: PanelNode): PanelNode[] {
+    if (node !== undefined) {
+      return node.children;
+    }
+    return panelRoots(this.orderedFolders(), this.options());
+  }
+
+  getTreeItem(node: PanelNode): vscode.TreeItem {
+    const collapsed = node.children.length === 0 ? vscode.TreeItemCollapsibleState.None : vscode.TreeItemCollapsibleState.Expanded;
+    const item = new vscode.TreeItem(node.label, collapsed);
+    item.id = nodeId(node);
+    switch (node.kind) {
+      case "folder":
+        item.iconPath = new vscode.ThemeIcon("root-folder");
+        item.description = node.description;
+        break;
+      case "file":
+        item.description = node.description;
+        item.resourceUri = vscode.Uri.parse(node.uri);
+        item.iconPath = node.missing ? new vscode.ThemeIcon("warning") : vscode.ThemeIcon.File;
+        item.contextValue = "file";
+        item.tooltip = node.missing ? `${node.label} does not exist (yet): it counts once created` : `${node.label}: ${node.description}`;
+        if (!node.missing) {
+          item.command = { command: PanelCommand.open, title: "Open", arguments: [node.uri, 0] };
+        }
+        break;
+      case "heading":
+        item.description = node.description;
+        item.iconPath = new vscode.ThemeIcon("list-tree");
+        item.command = { command: PanelCommand.open, title: "Open", arguments: [node.uri, node.line] };
+        break;
+      case "item":
+        item.description = node.description;
+        item.checkboxState = node.checked ? vscode.TreeItemCheckboxState.Checked : vscode.TreeItemCheckboxState.Unchecked;
+        item.contextValue = "item";
+        item.tooltip = `${node.label}\nline ${node.line + 1} · ${node.state}`;
+        item.command = { command: PanelCommand.open, title: "Open", arguments: [node.uri, node.line] };
+        break;
+      case "agents":
+        item.description = node.description;
+        item.iconPath = new vscode.ThemeIcon("hubot");
+        item.contextValue = "agents";
+        break;
+      case "session":
+        item.description = node.description;
+        item.tooltip = node.tooltip;
+        item.iconPath = new vscode.ThemeIcon(SESSION_ICONS[node.state] ?? "circle-outline");
+        item.contextValue = node.paused ? "session.paused" : "session";
+        break;
+      case "sessionItem":
+        item.description = node.description;
+        if (!node.readOnly) {
+          item.checkboxState = node.checked ? vscode.TreeItemCheckboxState.Checked : vscode.TreeItemCheckboxState.Unchecked;
+        }
+        item.tooltip = node.readOnly ? `${node.content}\nThe agent keeps this list: ask it to update the item.` : node.content;
+        break;
+      case "hint":
+        item.iconPath = new vscode.ThemeIcon("info");
+        item.command = { command: node.command, title: node.label };
+        break;
+    }
+    return item;
+  }
+
+  /** Ticking a box: an item becomes done (or open again); a session item completed ↔ pending. */
+  private async ticked(items: readonly [PanelNode, vscode.TreeItemCheckboxState][]): Promise<void> {
+    for (const [node, box] of items) {
+      let result: EditResult | undefined;
+      if (node.kind === "item") {
+        const checked = box === vscode.TreeItemCheckboxState.Checked;
+        // todoLs.toggle turns open into done and anything else into open: right for an open box
+        // and for unticking, but a ticked in-progress or blocked item must become done.
+        result = checked && node.state !== "open"
+          ? await this.client.execute<EditResult>(ServerCommand.setState, { uri: node.uri, line: node.line, state: "done" })
+          : await this.client.execute<EditResult>(ServerCommand.toggle, { uri: node.uri, line: node.line });
+      } else if (node.kind === "sessionItem") {
+        result = await this.client.execute<EditResult>(ServerCommand.toggle, { sessionID: node.sessionID, index: node.index, content: node.content });
+      }
+      if (result !== undefined && !result.applied) {
+        void vscode.window.showWarningMessage(`todo-ls: "${node.label}" not changed: ${result.reason ?? "refused"}.`);
+      }
+    }
+    // The status that follows the edit reloads the view; a refused edit must put the box back.
+    this.scheduleReload();
+  }
+
+  private async sessionCommand(command: string, node?: PanelNode): Promise<void> {
+    if (node?.kind !== "session") {
+      return;
+    }
+    const result = await this.client.execute<{ sent?: string[]; skipped?: { reason: string }[]; sessions?: { id: string; state: string }[] }>(command, { sessionID: node.id });
+    const skipped = result.skipped?.map((s) => s.reason) ?? [];
+    if (skipped.length > 0) {
+      void vscode.window.showWarningMessage(`todo-ls: ${node.label}: ${skipped.join("; ")}.`);
+    }
+    this.scheduleReload();
+  }
+
+  private async unsubscribe(node?: PanelNode): Promise<void> {
+    if (node?.kind !== "file") {
+      return;
+    }
+    await this.client.execute(ServerCommand.unsubscribe, { uri: node.uri });
+    this.scheduleReload();
+  }
+
+  private async setHideDone(hide: boolean): Promise<void> {
+    this.hideDone = hide;
+    await vscode.commands.executeCommand("setContext", HIDE_DONE_KEY, hide);
+    this.changed.fire(undefined);
+  }
+
+  private options(): { hideDone: boolean; subscribeCommand: string; connectCommand: string } {
+    return { hideDone: this.hideDone, subscribeCommand: PaletteCommand.subscribe, connectCommand: PaletteCommand.connectAgent };
+  }
+
+  /** The folders in the window's order (statuses arrive in any order). */
+  private orderedFolders(): FolderInput[] {
+    const order = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.toString());
+    const known = [...this.folders.values()].filter((f) => order.length === 0 || order.includes(f.workspace));
+    return known.sort((a, b) => order.indexOf(a.workspace) - order.indexOf(b.workspace));
+  }
+
+  private statusArrived(status: StatusPayload): void {
+    const known = this.folders.get(status.workspace);
+    if (known !== undefined) {
+      // Counts and sessions show at once; the items follow with the reload.
+      this.folders.set(status.workspace, { ...known, list: { ...known.list, ...status, items: known.list.items } });
+      this.changed.fire(undefined);
+    }
+    this.scheduleReload();
+  }
+
+  private scheduleReload(): void {
+    if (this.reloadTimer !== undefined) {
+      return;
+    }
+    this.reloadTimer = setTimeout(() => {
+      this.reloadTimer = undefined;
+      void this.reload();
+    }, RELOAD_DELAY_MS);
+  }
+
+  /** Reads every folder's list and each subscribed file's symbols; one reload at a time. */
+  private async reload(): Promise<void> {
+    if (this.reloading !== undefined) {
+      this.reloadAgain = true;
+      return await this.reloading;
+    }
+    this.reloading = this.readAll().finally(() => {
+      this.reloading = undefined;
+    });
+    await this.reloading;
+    if (this.reloadAgain) {
+      this.reloadAgain = false;
+      await this.reload();
+    }
+  }
+
+  private async readAll(): Promise<void> {
+    if (!this.client.isRunning) {
+      return;
+    }
+    const workspaces = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.toString());
+    try {
+      const fresh = new Map<string, FolderInput>();
+      for (const workspace of workspaces) {
+        const list = await this.client.execute<ListResult>(ServerCommand.list, { workspace });
+        const symbols = new Map<string, SymbolLike[]>();
+        if (this.client.supports("documentSymbol")) {
+          for (const file of list.files.filter((f) => !f.missing)) {
+            const found = await this.client.request<SymbolLike[] | null>("textDocument/documentSymbol", { textDocument: { uri: file.uri } });
+            if (Array.isArray(found)) {
+              symbols.set(file.uri, found);
+            }
+          }
+        }
+        fresh.set(list.workspace, { workspace: list.workspace, list, symbols });
+      }
+      this.folders.clear();
+      for (const [key, value] of fresh) {
+        this.folders.set(key, value);
+      }
+    } catch (error) {
+      this.output.appendLine(`[todo-ls] The view could not read the lists: ${String(error)}`);
+    }
+    const empty = this.folders.size > 0 && panelRoots(this.orderedFolders(), this.options()).length === 0;
+    await this.setState(this.folders.size === 0 ? "starting" : empty ? "empty" : "ready");
+    this.changed.fire(undefined);
+  }
+
+  private async setState(state: "starting" | "stopped" | "empty" | "ready"): Promise<void> {
+    await vscode.commands.executeCommand("setContext", STATE_KEY, state);
+  }
+
+  dispose(): void {
+    if (this.reloadTimer !== undefined) {
+      clearTimeout(this.reloadTimer);
+    }
+    for (const s of this.subscriptions) {
+      s.dispose();
+    }
+  }
+}
+
+/** A stable id per node, so VS Code keeps what the user expanded across reloads. */
+function nodeId(node: PanelNode): string {
+  switch (node.kind) {
+    case "folder":
+    case "agents":
+      return `${node.kind}:${node.workspace}`;
+    case "file":
+      return `file:${node.uri}`;
+    case "heading":
+    case "item":
+      return `${node.kind}:${node.uri}:${node.line}`;
+    case "session":
+      return `session:${node.workspace}:${node.id}`;
+    case "sessionItem":
+      return `sessionItem:${node.sessionID}:${node.index}`;
+    case "hint":
+      return `hint:${node.workspace}:${node.label}`;
+  }
+}
+
+/** Opens `uri` with the cursor at the start of `line` (0-based). */
+async function openLine(uri: string, line: number): Promise<void> {
+  const document = await vscode.workspace.openTextDocument(vscode.Uri.parse(uri));
+  const position = new vscode.Position(line, 0);
+  await vscode.window.showTextDocument(document, { selection: new vscode.Range(position, position), preview: false });
+}

@@ -1,0 +1,156 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { FolderInput, PanelNode, SymbolLike, panelRoots, symbolState } from "../src/panel";
+import { ListResult, SessionStatus } from "../src/status";
+
+const WS = "file:///home/u/proj";
+const PLAN = `${WS}/PLAN.md`;
+const OPTIONS = { hideDone: false, subscribeCommand: "subscribe", connectCommand: "connect" };
+
+/** A session as the server sends it: every field, with `overrides` on top. */
+function session(overrides: Partial<SessionStatus> & Pick<SessionStatus, "id" | "state">): SessionStatus {
+  return { host: "claude-code", title: null, detail: null, open: 0, nudges: 0, pausedReason: null, ...overrides };
+}
+
+function list(overrides: Partial<ListResult> = {}): ListResult {
+  return {
+    workspace: WS,
+    open: 3,
+    done: 3,
+    canceled: 1,
+    total: 7,
+    text: "📋 3/7 open",
+    files: [
+      { uri: PLAN, open: 3, total: 7, missing: false },
+      { uri: `${WS}/NEXT.md`, open: 0, total: 0, missing: true },
+    ],
+    supervisor: {
+      enabled: true,
+      host: null,
+      sessions: [
+        session({ id: "ses_1", host: "claude-code", title: "Build it", state: "working", todos: { open: 1, total: 3 } }),
+        session({ id: "ses_2", host: "opencode-v1", title: null, state: "paused", pausedReason: "no-progress" }),
+      ],
+    },
+    items: [
+      { uri: PLAN, path: "PLAN.md", line: 3, text: "write the intro", state: "open" },
+      { sessionID: "ses_1", index: 1, content: "Test", status: "completed", readOnly: true },
+      { sessionID: "ses_1", index: 0, content: "Refactor", status: "in_progress", readOnly: true },
+      { sessionID: "ses_2", index: 0, content: "Docs", status: "pending", priority: "low" },
+    ],
+    ...overrides,
+  };
+}
+
+function symbol(name: string, line: number, detail: string, children: SymbolLike[] = []): SymbolLike {
+  return { name, detail, range: { start: { line }, end: { line } }, children };
+}
+
+// The plan as the server's documentSymbol answers it: a heading holding items and child items.
+const SYMBOLS = [
+  symbol("Plan", 0, "3/7 done", [
+    symbol("write the intro", 2, "open"),
+    symbol("set up CI", 3, "done"),
+    symbol("ship it", 4, "inProgress · 1/2 done", [symbol("tag the release", 5, "blocked"), symbol("write the changelog", 6, "done")]),
+    symbol("old idea", 7, "canceled"),
+  ]),
+];
+
+function input(overrides: Partial<FolderInput> = {}): FolderInput {
+  return { workspace: WS, list: list(), symbols: new Map([[PLAN, SYMBOLS]]), ...overrides };
+}
+
+/** `label [description]` per node, indented by depth: the tree as a user reads it. */
+function render(nodes: PanelNode[], depth = 0): string[] {
+  return nodes.flatMap((node) => {
+    const box = "checked" in node && !(node.kind === "sessionItem" && node.readOnly) ? (node.checked ? "[x] " : "[ ] ") : "";
+    const description = "description" in node && node.description ? ` (${node.description})` : "";
+    return [`${"  ".repeat(depth)}${box}${node.label}${description}`, ...render(node.children, depth + 1)];
+  });
+}
+
+test("one folder: its files with their items as in the document, then the agents with their own todos", () => {
+  assert.deepEqual(render(panelRoots([input()], OPTIONS)), [
+    "PLAN.md (3 open of 7)",
+    "  Plan (3/7 done)",
+    "    [ ] write the intro",
+    "    [x] set up CI",
+    "    [ ] ship it (in progress · 1/2 done)",
+    "      [ ] tag the release (blocked)",
+    "      [x] write the changelog",
+    "    [x] old idea (canceled)",
+    "NEXT.md (missing)",
+    "Agents (2 sessions)",
+    "  Build it (working · 1/3 todos · claude-code)",
+    "    ○ Refactor (in progress · kept by the agent)",
+    "    ✓ Test (kept by the agent)",
+    "  ses_2 (paused · paused: no-progress · opencode-v1)",
+    "    [ ] Docs (low)",
+  ]);
+});
+
+test("items keep their 0-based line and file, sessions say whether they are paused", () => {
+  const [plan, , agents] = panelRoots([input()], OPTIONS);
+  const ship = plan.children[0].children[2];
+  assert.ok(ship.kind === "item");
+  assert.deepEqual([ship.uri, ship.line, ship.state, ship.checked], [PLAN, 4, "inProgress", false]);
+  const [working, paused] = agents.children;
+  assert.ok(working.kind === "session" && paused.kind === "session");
+  assert.deepEqual([working.paused, paused.paused], [false, true]);
+});
+
+test("hide done leaves out closed items, unless they hold open ones, and finished sections", () => {
+  const done = symbol("Done section", 9, "1/1 done", [symbol("all of it", 10, "done")]);
+  const folder = input({ symbols: new Map([[PLAN, [...SYMBOLS, done]]]) });
+  const lines = render(panelRoots([folder], { ...OPTIONS, hideDone: true }));
+  assert.deepEqual(lines.slice(0, 5), [
+    "PLAN.md (3 open of 7)",
+    "  Plan (3/7 done)",
+    "    [ ] write the intro",
+    "    [ ] ship it (in progress · 1/2 done)",
+    "      [ ] tag the release (blocked)",
+  ]);
+  assert.ok(!lines.some((l) => l.includes("Done section") || l.includes("set up CI") || l.includes("✓ Test")), lines.join("\n"));
+});
+
+test("a server without document symbols: the file's open items from todoLs.list, 1-based lines made 0-based", () => {
+  const [plan] = panelRoots([input({ symbols: new Map() })], OPTIONS);
+  assert.deepEqual(render([plan]), ["PLAN.md (3 open of 7)", "  [ ] write the intro"]);
+  const item = plan.children[0];
+  assert.ok(item.kind === "item" && item.line === 2);
+});
+
+test("what is missing says what to do: no files, no agent; nothing at all leaves the view to its welcome", () => {
+  const noFiles = input({ list: list({ files: [], items: [], supervisor: { enabled: true, host: null, sessions: [session({ id: "s", state: "idle" })] } }) });
+  assert.deepEqual(render(panelRoots([noFiles], OPTIONS)), [
+    "No subscribed files — Subscribe this file",
+    "Agents (1 session)",
+    "  s (idle · claude-code)",
+  ]);
+  const noAgent = input({ list: list({ supervisor: null }) });
+  const roots = panelRoots([noAgent], OPTIONS);
+  const agents = roots[roots.length - 1];
+  assert.deepEqual(render([agents]), ["Agents (supervisor off)", "  No agent — Connect an agent…"]);
+  assert.ok(agents.children[0].kind === "hint" && agents.children[0].command === "connect");
+  const nothing = input({ list: list({ files: [], items: [], supervisor: { enabled: true, host: null, sessions: [] } }) });
+  assert.deepEqual(panelRoots([nothing], OPTIONS), []);
+});
+
+test("several folders: one node per folder, in the order given", () => {
+  const other = `${WS}-two`;
+  const second = input({ workspace: other, list: list({ workspace: other, open: 1, total: 2, files: [{ uri: `${other}/TASKS.md`, open: 1, total: 2, missing: false }], items: [], supervisor: null }), symbols: new Map() });
+  const roots = panelRoots([input(), second], OPTIONS);
+  assert.deepEqual(roots.map((r) => [r.kind, r.label, "description" in r ? r.description : ""]), [
+    ["folder", "proj", "3 open of 7"],
+    ["folder", "proj-two", "1 open of 2"],
+  ]);
+  assert.deepEqual(render(roots[1].children), ["TASKS.md (1 open of 2)", "Agents (supervisor off)", "  No agent — Connect an agent…"]);
+});
+
+test("a symbol's detail names its state, however it is spelled; a heading's names none", () => {
+  assert.equal(symbolState(symbol("a", 0, "in progress · 1/2 done")), "inProgress");
+  assert.equal(symbolState(symbol("a", 0, "inProgress")), "inProgress");
+  assert.equal(symbolState(symbol("a", 0, "cancelled")), "canceled");
+  assert.equal(symbolState(symbol("a", 0, "2/3 done")), undefined);
+  assert.equal(symbolState(symbol("a", 0, "")), undefined);
+});
