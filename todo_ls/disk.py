@@ -14,8 +14,7 @@ import contextlib
 import os
 import stat
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from todo_ls import checklist  # the engine loads on first use (server cold start)
 from todo_ls.checklist.lines import LINE_END, split_lines
@@ -33,8 +32,7 @@ class DiskError(Exception):
     """A file that cannot be used; the message is one line naming the path."""
 
 
-@dataclass(frozen=True)
-class DiskText:
+class DiskText(NamedTuple):
     """A decoded file and the facts that tell whether it changed since."""
 
     text: str  # line endings kept as in the file
@@ -53,8 +51,7 @@ class DiskText:
         return split_lines(self.text)
 
 
-@dataclass(frozen=True)
-class WriteResult:
+class WriteResult(NamedTuple):
     """Whether a write happened; if not, `reason` says why in one line."""
 
     applied: bool

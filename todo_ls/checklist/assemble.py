@@ -10,12 +10,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any, NamedTuple, TypeVar
+from typing import NamedTuple
 
 from todo_ls.checklist.model import Checklist, Heading, PlainListItem, StateRegistry, TaskItem
-
-T = TypeVar("T")
 
 # The tasklists plugin requires a GFM whitespace character after `]`; \r and \n cannot occur
 # inside a line here, a line end is handled by `RawListItem.para_multiline`.
@@ -31,9 +28,8 @@ TRIM = (
 )
 
 
-@dataclass(slots=True)
-class RawListItem:
-    """A list item as a block parser sees it (all lines 0-based); filled in while scanning."""
+class RawListItem(NamedTuple):
+    """A list item as a block parser sees it (all lines 0-based)."""
 
     bullet_line: int  # the line of its list marker
     end: int  # exclusive end line of the item (markdown-it-py's `map[1]`)
@@ -53,33 +49,17 @@ class RawHeading(NamedTuple):
     text: str
 
 
-# The model's dataclasses are frozen: their generated __init__ sets each field through
-# object.__setattr__, three times the cost of handing a bare instance its finished __dict__.
-# A parse builds hundreds of headings, so the parsers do the latter (`frozen`); eq, hash and
-# repr read the fields as usual (the tests compare such headings with constructed ones). Task
-# items have slots, no `__dict__`: the scanner builds them its own way (`OpenTask`).
-_new_object = object.__new__
-_set_attribute = object.__setattr__
-
-
-def frozen(cls: type[T], fields: dict[str, Any]) -> T:
-    """An instance of dataclass `cls` whose `__dict__` is `fields` (every field, by name)."""
-    instance: T = _new_object(cls)
-    _set_attribute(instance, "__dict__", fields)
-    return instance
-
-
 class OpenTask:
     """A task item being built: a plain mutable object with TaskItem's fields.
 
     The scanner sets its class to `TaskItem` once its `end_line` is known. Filling a plain
     object attribute by attribute and then switching its class takes less than half the time
     of any way of making a frozen dataclass instance directly (measured: 0.28 s against 0.63 s
-    per million items for the cheapest one, an instance given a finished `__dict__`), and most
-    of a parse is making items. Both classes have the same slots, which the class switch
-    requires; slots also make it cheaper still (0.21 s: without them the switch builds a
-    `__dict__` per item) and the items smaller. The result is an ordinary TaskItem (same
-    fields, equality, hashing, `dataclasses.replace`).
+    per million items for the cheapest one, an instance given a finished `__dict__`; TaskItem
+    was such a dataclass then), and most of a parse is making items. Both classes have the
+    same slots, which the class switch requires; slots also make it cheaper still (0.21 s:
+    without them the switch builds a `__dict__` per item) and the items smaller. The result
+    is an ordinary TaskItem (same fields, equality, hashing, `_replace`).
 
     It lives here, not in the scanner, because the scanner may be compiled (mypyc), which
     makes the classes defined in it native classes whose class cannot be switched; this
@@ -110,7 +90,7 @@ def headings_of(raw_headings: Sequence[RawHeading], line_count: int) -> tuple[He
             ends[open_headings.pop()] = line - 1
         open_headings.append(i)
     return tuple(
-        frozen(Heading, {"index": i, "line": line, "level": level, "text": text, "end_line": end})
+        Heading(i, line, level, text, end)
         for i, ((line, level, text), end) in enumerate(zip(raw_headings, ends, strict=True))
     )
 

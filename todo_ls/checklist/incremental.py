@@ -24,7 +24,6 @@ the first section (no heading is inside it), which is parsed from line 0 as in t
 from __future__ import annotations
 
 from bisect import bisect_left
-from dataclasses import replace
 
 from todo_ls.checklist.model import Checklist, StateRegistry
 from todo_ls.checklist.parse import parse
@@ -107,8 +106,7 @@ def reparse(
     ]:
         return None  # items or sections appeared or vanished: parse everything
     new_items = tuple(
-        replace(
-            item,
+        item._replace(
             index=item.index + first_item,
             line=item.line + start,
             end_line=item.end_line + start,
@@ -118,11 +116,11 @@ def reparse(
         for item in items
     )
     new_headings = tuple(
-        replace(fresh, index=kept.index, line=kept.line, end_line=kept.end_line)
+        fresh._replace(index=kept.index, line=kept.line, end_line=kept.end_line)
         for fresh, kept in zip(headings, old_headings, strict=True)
     )
     plain = tuple(
-        replace(p, line=p.line + start) for p in section.plain_items if p.line + start < end
+        p._replace(line=p.line + start) for p in section.plain_items if p.line + start < end
     )
     return Checklist(
         items=old.items[:first_item] + new_items + old.items[first_item + len(old_items) :],
