@@ -18,8 +18,12 @@ import json
 import os
 import sqlite3
 import sys
-import threading
 import time
+
+# threading's own Lock and local (`threading` imports them from here): importing `threading`
+# adds about a millisecond to every `todo-ls hook` run, which needs nothing else of it.
+from _thread import _local as thread_local
+from _thread import allocate_lock
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
@@ -204,7 +208,7 @@ class Store:
         self.warning: str | None = None
         self._quiet = quiet
         self._busy_timeout = busy_timeout
-        self._lock = threading.Lock()
+        self._lock = allocate_lock()
         self._conn: sqlite3.Connection | None = None
         # Read cache (see `_cached`): the supervisor reads pauses and the nudge history on
         # every evaluation, which is many times per second while agents stream events. By
@@ -212,7 +216,7 @@ class Store:
         self._reads: dict[str, dict[tuple[object, ...], Any]] = {}
         self._read_version: int | None = None
         # The event loop (of this thread) whose current turn already checked the version.
-        self._checked = threading.local()
+        self._checked = thread_local()
         try:
             self._open_file()
         except (OSError, sqlite3.Error) as err:

@@ -6,7 +6,6 @@ and never sleep.
 
 from __future__ import annotations
 
-import heapq
 import itertools
 import time
 from collections.abc import Callable
@@ -79,6 +78,8 @@ class FakeClock:
         return self._now
 
     def call_at(self, when: float, callback: Callable[[], None]) -> Timer:
+        import heapq  # here: only tests use a fake clock, and every `todo-ls hook` loads clock
+
         timer = _FakeTimer(when, callback)
         heapq.heappush(self._timers, (when, next(self._seq), timer))
         return timer
@@ -97,6 +98,8 @@ class FakeClock:
 
     def advance(self, seconds: float) -> None:
         """Move time forward, running every timer that falls due on the way."""
+        import heapq
+
         target = self._now + seconds
         while self._timers and self._timers[0][0] <= target:
             when, _, timer = heapq.heappop(self._timers)
