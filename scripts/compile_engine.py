@@ -1,9 +1,10 @@
 """Compiles the checklist scanner (todo_ls/checklist/scan.py) with mypyc, in place.
 
 The extension modules land beside scan.py, where `import todo_ls.checklist.scan` finds them
-before the source, with `scan.compiled-from`: the SHA-256 of the scan.py they were built from.
-`todo_ls.checklist.engine` uses the compiled scanner only while that matches the scan.py beside
-it, so a build left over from an older source is never used. The same source stays the pure
+before the source, with `scan.compiled-from`: the SHA-256 of the scan.py they were built from
+and of the modules it imports classes from. `todo_ls.checklist.engine` uses the compiled scanner
+only while that matches the sources beside it, so a build left over from an older source is
+never used. The same source stays the pure
 engine every platform installs (docs/packaging.md).
 
 Used by scripts/setup-compiled.sh (tests and benchmarks) and by hatch_build.py (the opt-in
@@ -27,9 +28,17 @@ SOURCE = PACKAGE / "scan.py"
 STAMP = PACKAGE / "scan.compiled-from"
 
 
+# scan.py and the modules it imports classes from (`todo_ls.checklist.engine.COMPILED_FROM`).
+COMPILED_FROM = ("scan.py", "assemble.py", "lines.py", "model.py")
+
+
 def source_hash(root: Path) -> str:
-    """The SHA-256 of scan.py, as `todo_ls.checklist.engine` computes it."""
-    return hashlib.sha256((root / SOURCE).read_bytes()).hexdigest()
+    """The SHA-256 of scan.py and the modules it is compiled against, as
+    `todo_ls.checklist.engine` computes it."""
+    digest = hashlib.sha256()
+    for name in COMPILED_FROM:
+        digest.update((root / PACKAGE / name).read_bytes())
+    return digest.hexdigest()
 
 
 def built_files(root: Path) -> list[Path]:

@@ -68,6 +68,17 @@ def test_a_compiled_scanner_built_from_an_older_scan_py_is_not_used(tmp_path: Pa
     assert "built from another scan.py" in err and SETUP_HINT in err, err
 
 
+def test_a_compiled_scanner_built_against_an_older_model_is_not_used(tmp_path: Path) -> None:
+    # mypyc compiles against the kinds of the model's classes (a named tuple to tuple
+    # operations): a build against another model.py must not parse.
+    _require_compiled()
+    model = _copy_package(tmp_path, compiled=True).with_name("model.py")
+    model.write_text(model.read_text("utf-8") + "# edited since the build\n", "utf-8")
+    out, err = _probe(tmp_path)
+    assert out == "False ['a', 'b']"
+    assert "model.py" in err and SETUP_HINT in err, err
+
+
 def test_without_a_compiled_scanner_scan_py_is_used_without_a_word(tmp_path: Path) -> None:
     _copy_package(tmp_path, compiled=False)
     assert _probe(tmp_path) == ("False ['a', 'b']", "")

@@ -5,9 +5,10 @@ scan.py itself.
 module beside it, which `import todo_ls.checklist.scan` finds before the source) is made by
 scripts/setup-compiled.sh for tests and benchmarks, and by the opt-in compiled wheel
 (docs/packaging.md); the default wheel every platform installs has only the source. The build
-writes `scan.compiled-from`, the SHA-256 of the scan.py it compiled: a compiled module whose
-stamp does not match the scan.py beside it (an edit since the build) is not used, and a
-warning on stderr says so.
+writes `scan.compiled-from`, the SHA-256 of the scan.py it compiled and of the modules it
+imports classes from (`COMPILED_FROM`: mypyc compiles against their kinds, e.g. a named tuple
+to tuple operations): a compiled module whose stamp does not match the sources beside it (an
+edit since the build) is not used, and a warning on stderr says so.
 
 This module is on the Stop hook's start-up path, which has a budget: it imports nothing it
 does not need (no pathlib, no logging unless there is something to say).
@@ -22,12 +23,15 @@ from types import ModuleType
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCE = os.path.join(_HERE, "scan.py")
+# What the compiled scanner was compiled against: scan.py and the modules it imports from.
+COMPILED_FROM = ("scan.py", "assemble.py", "lines.py", "model.py")
 STAMP = os.path.join(_HERE, "scan.compiled-from")
 _PURE_NAME = "todo_ls.checklist.scan_pure"
 
 
 class NoCompiledEngine(ImportError):
-    """There is no compiled scanner for this Python, or it was built from another scan.py."""
+    """There is no compiled scanner for this Python, or it was built from another scan.py (or
+    model)."""
 
 
 def is_compiled(module: ModuleType) -> bool:
@@ -52,8 +56,11 @@ def load_pure() -> ModuleType:
 def _source_hash() -> str:
     import hashlib
 
-    with open(SOURCE, "rb") as source:
-        return hashlib.sha256(source.read()).hexdigest()
+    digest = hashlib.sha256()
+    for name in COMPILED_FROM:
+        with open(os.path.join(_HERE, name), "rb") as source:
+            digest.update(source.read())
+    return digest.hexdigest()
 
 
 def load_compiled() -> ModuleType:
@@ -72,6 +79,7 @@ def load_compiled() -> ModuleType:
     if stamp != _source_hash():
         raise NoCompiledEngine(
             f"the compiled scanner {module.__file__} was built from another scan.py"
+            f" (or {', '.join(COMPILED_FROM[1:])})"
             " (run scripts/setup-compiled.sh to rebuild it)"
         )
     return module
