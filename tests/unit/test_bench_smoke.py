@@ -169,7 +169,8 @@ def test_hook_bench_blocks_every_stop_and_loads_no_heavy_module() -> None:
     assert report["python_import_json_sqlite3"]["n"] == 2
     assert report["every_run_blocked"] is True
     # Every hook host's Stop, each with a 10 MB transcript in its own format.
-    assert set(report["hosts"]) == {"claude-code", "codex", "gemini-cli"}
+    hosts = {"claude-code", "codex", "gemini-cli", "qwen-code", "copilot-cli", "droid"}
+    assert set(report["hosts"]) == hosts
     for host in report["hosts"].values():
         assert host["hook_stop"]["n"] == 2 and host["transcript_bytes"] >= 10 * 1024 * 1024
     # Measured in the real hook process at its exit: no pygls, httpx, pydantic, settings model,
