@@ -52,6 +52,16 @@ def merge_states(value: Mapping[str, Iterable[str]]) -> dict[str, list[str]]:
     return merged
 
 
+def _refuse_assignment(self: object, name: str, value: object) -> None:
+    """`__setattr__` of the immutable slotted classes (their `__init__` uses object's)."""
+    raise AttributeError(f"cannot assign to field {name!r} of an immutable {type(self).__name__}")
+
+
+def _refuse_deletion(self: object, name: str) -> None:
+    """`__delattr__` of the immutable slotted classes."""
+    raise AttributeError(f"cannot delete field {name!r} of an immutable {type(self).__name__}")
+
+
 class StateRegistry:
     """Which marker character means which state (the `states` setting)."""
 
@@ -64,11 +74,8 @@ class StateRegistry:
         object.__setattr__(self, "markers", markers)
         object.__setattr__(self, "_by_marker", by_marker)
 
-    def __setattr__(self, name: str, value: object) -> None:
-        raise AttributeError(f"cannot assign to field {name!r} of an immutable StateRegistry")
-
-    def __delattr__(self, name: str) -> None:
-        raise AttributeError(f"cannot delete field {name!r} of an immutable StateRegistry")
+    __setattr__ = _refuse_assignment
+    __delattr__ = _refuse_deletion
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, StateRegistry) or other.__class__ is not self.__class__:
@@ -170,11 +177,8 @@ class TaskItem:
         set_field(self, "heading", heading)
         set_field(self, "end_line", end_line)
 
-    def __setattr__(self, name: str, value: object) -> None:
-        raise AttributeError(f"cannot assign to field {name!r} of an immutable TaskItem")
-
-    def __delattr__(self, name: str) -> None:
-        raise AttributeError(f"cannot delete field {name!r} of an immutable TaskItem")
+    __setattr__ = _refuse_assignment
+    __delattr__ = _refuse_deletion
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, TaskItem) or other.__class__ is not self.__class__:
