@@ -345,25 +345,6 @@ def _activation_lines(tmp: Path) -> list[str]:
     ]
 
 
-def test_extension_typechecks_lints_and_passes_its_unit_tests() -> None:
-    """With the Node 24 that runs code-server: `node --test` of a folder broke on Node 22+."""
-    _installed()
-    env = {**os.environ, "PATH": f"{NODE24_BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
-    run = subprocess.run(
-        ["npm", "run", "--silent", "check"],
-        cwd=EXTENSION,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=180,
-    )
-    assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-4000:]
-    # Node 24's test runner summary (spec reporter): `ℹ pass 16`, `ℹ fail 0`.
-    passed = re.search(r"^ℹ pass (\d+)$", run.stdout, re.MULTILINE)
-    assert passed and int(passed.group(1)) > 0, run.stdout[-4000:]
-    assert re.search(r"^ℹ fail 0$", run.stdout, re.MULTILINE), run.stdout[-4000:]
-
-
 def test_status_bar_problems_inlay_hints_and_quick_fix_in_real_vscode(tmp_path: Path) -> None:
     steps = _drive(tmp_path, [sys.executable, "-m", "todo_ls"])
     assert [s["step"] for s in steps] == [
@@ -659,3 +640,22 @@ def test_multi_root_status_per_folder_and_an_agent_todo_list_in_real_vscode(
         assert store.session_todos(SESSION) == [todos[0], {**todos[1], "status": "completed"}]
     finally:
         store.close()
+
+
+def test_extension_typechecks_lints_and_passes_its_unit_tests() -> None:
+    """With the Node 24 that runs code-server: `node --test` of a folder broke on Node 22+."""
+    _installed()
+    env = {**os.environ, "PATH": f"{NODE24_BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
+    run = subprocess.run(
+        ["npm", "run", "--silent", "check"],
+        cwd=EXTENSION,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-4000:]
+    # Node 24's test runner summary (spec reporter): `ℹ pass 16`, `ℹ fail 0`.
+    passed = re.search(r"^ℹ pass (\d+)$", run.stdout, re.MULTILINE)
+    assert passed and int(passed.group(1)) > 0, run.stdout[-4000:]
+    assert re.search(r"^ℹ fail 0$", run.stdout, re.MULTILINE), run.stdout[-4000:]
