@@ -277,9 +277,9 @@ def _drive(
     if vsix == VSIX and "PATH" not in server_env:
         # The developer build falls back to `todo-ls` on PATH when it reads no
         # todoLs.server.command. In full runs code-server sometimes hands the extension its first
-        # configuration without the user's settings (seen in CI, cause not yet known; the
-        # closing note of the session that added this says more): this venv's `todo-ls` on
-        # PATH is then the same server, so such a run tests the extension, not that race.
+        # configuration without the user's settings (seen in CI, cause not yet known: an open
+        # defect of the extension's start): this venv's `todo-ls` on PATH is then the same
+        # server, so such a run tests the extension, not that race.
         venv_bin = str(Path(sys.executable).parent)
         server_env["PATH"] = os.pathsep.join([str(NODE24_BIN), venv_bin, os.environ["PATH"]])
     if opencode is not None and opencode.password is not None:
