@@ -159,14 +159,32 @@ def _profile(
     return workspace, _user_settings(tmp, {**command, **supervisor})
 
 
+def _machine_scoped() -> frozenset[str]:
+    """The extension's settings of `machine` or `machine-overridable` scope (the server's
+    command line): a remote window, which code-server's is, takes them from the remote
+    machine's settings only. From the user settings VS Code drops them as soon as it knows the
+    extension's schema, so there they would apply only when the file was read first: a race."""
+    manifest = json.loads((EXTENSION / "package.json").read_text(encoding="utf-8"))
+    properties = manifest["contributes"]["configuration"]["properties"]
+    return frozenset(
+        key for key, schema in properties.items() if schema.get("scope", "").startswith("machine")
+    )
+
+
 def _user_settings(tmp: Path, todo_ls: dict[str, object]) -> list[str]:
-    """A fresh VS Code profile in `tmp` with the `todo_ls` settings; returns code-server's base
-    arguments (config, profile and extension folders)."""
+    """A fresh VS Code profile in `tmp` with the `todo_ls` settings, each where a user of a
+    remote window sets it (see _machine_scoped); returns code-server's base arguments (config,
+    profile and extension folders)."""
     user_data = tmp / "user-data"
+    machine = _machine_scoped()
+    _write_json(
+        user_data / "Machine" / "settings.json",
+        {key: value for key, value in todo_ls.items() if key in machine},
+    )
     _write_json(
         user_data / "User" / "settings.json",
         {
-            **todo_ls,
+            **{key: value for key, value in todo_ls.items() if key not in machine},
             "workbench.startupEditor": "none",
             # Tooltips after 0.2 s instead of 1.5 s: the tests read them, some more than once.
             "workbench.hover.delay": 200,
@@ -274,14 +292,6 @@ def _drive(
     (ARTIFACTS / "failure.png").unlink(missing_ok=True)
     workspace, base = profile or _profile(tmp, server_command, opencode)
     server_env: dict[str, str | None] = dict(env or {})
-    if vsix == VSIX and "PATH" not in server_env:
-        # The developer build falls back to `todo-ls` on PATH when it reads no
-        # todoLs.server.command. In full runs code-server sometimes hands the extension its first
-        # configuration without the user's settings (seen in CI, cause not yet known: an open
-        # defect of the extension's start): this venv's `todo-ls` on PATH is then the same
-        # server, so such a run tests the extension, not that race.
-        venv_bin = str(Path(sys.executable).parent)
-        server_env["PATH"] = os.pathsep.join([str(NODE24_BIN), venv_bin, os.environ["PATH"]])
     if opencode is not None and opencode.password is not None:
         server_env["OPENCODE_SERVER_PASSWORD"] = opencode.password
     steps: list[Step] = []
