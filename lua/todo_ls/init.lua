@@ -284,17 +284,25 @@ function M.describe(bufnr)
 end
 
 --- Runs a todo-ls command on the server: `arguments = { argument }`; `on_result(result)` on success.
-local function execute(client, command, argument, bufnr, on_result)
-  request(client, 'workspace/executeCommand', {
+--- A failure is shown to the user and reported to `on_error` (also when the request could not be
+--- sent at all), so a caller waiting for the answer is never left waiting.
+local function execute(client, command, argument, bufnr, on_result, on_error)
+  local sent = request(client, 'workspace/executeCommand', {
     command = command,
     arguments = { argument },
   }, function(err, result)
     if err then
       notify(('%s failed: %s'):format(command, err.message or vim.inspect(err)), vim.log.levels.ERROR)
+      if on_error then
+        on_error(err)
+      end
       return
     end
     on_result(result or {})
   end, bufnr)
+  if not sent and on_error then
+    on_error({ message = 'the server is not running' })
+  end
 end
 
 M._request, M._execute = request, execute -- for the panel, fold and install modules
@@ -423,7 +431,8 @@ end
 ---@param subscribe boolean
 ---@param path? string
 ---@param bufnr? integer
-function M.subscribe(subscribe, path, bufnr)
+---@param on_done? fun() called once the server has changed the subscription
+function M.subscribe(subscribe, path, bufnr, on_done)
   local client = need_client(bufnr, false)
   if not client then
     return
@@ -433,6 +442,9 @@ function M.subscribe(subscribe, path, bufnr)
   execute(client, command, { uri = uri }, bufnr, function(result)
     local name = vim.fn.fnamemodify(vim.uri_to_fname(uri), ':~:.')
     notify(('%s %s (%d subscribed)'):format(subscribe and 'subscribed' or 'unsubscribed', name, #(result.files or {})))
+    if on_done then
+      on_done()
+    end
   end)
 end
 

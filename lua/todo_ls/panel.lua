@@ -186,6 +186,9 @@ function M.refresh()
       M.refresh()
     end
   end
+  local function failed()
+    state.fetching, state.pending = false, false
+  end
   todo()._execute(client, 'todoLs.list', vim.empty_dict(), nil, function(listed)
     local symbols, waiting = {}, 0
     local files = vim.tbl_filter(function(file)
@@ -196,18 +199,25 @@ function M.refresh()
       return
     end
     waiting = #files
-    for _, file in ipairs(files) do
-      todo()._request(client, 'textDocument/documentSymbol', { textDocument = { uri = file.uri } }, function(_, result)
-        symbols[file.uri] = result or {}
-        waiting = waiting - 1
-        if waiting == 0 then
-          vim.schedule(function()
-            done(listed, symbols)
-          end)
-        end
-      end)
+    local function answered(uri, result)
+      symbols[uri] = result or {}
+      waiting = waiting - 1
+      if waiting == 0 then
+        vim.schedule(function()
+          done(listed, symbols)
+        end)
+      end
     end
-  end)
+    for _, file in ipairs(files) do
+      local params = { textDocument = { uri = file.uri } }
+      local sent = todo()._request(client, 'textDocument/documentSymbol', params, function(_, result)
+        answered(file.uri, result)
+      end)
+      if not sent then -- the client stopped: no answer will come
+        answered(file.uri, nil)
+      end
+    end
+  end, failed)
 end
 
 --- What the cursor line of the panel shows.
@@ -303,7 +313,9 @@ end
 function actions.subscribe()
   vim.ui.input({ prompt = 'Subscribe file: ', completion = 'file' }, function(path)
     if path and path ~= '' then
-      todo().subscribe(true, path)
+      -- Redrawn on the answer: the status the change causes may never come (the server sends
+      -- none when the totals end where the last status left them).
+      todo().subscribe(true, path, nil, M.refresh)
     end
   end)
 end
@@ -311,7 +323,7 @@ end
 function actions.unsubscribe()
   local uri = file_here()
   if uri then
-    todo().subscribe(false, vim.uri_to_fname(uri))
+    todo().subscribe(false, vim.uri_to_fname(uri), nil, M.refresh)
   end
 end
 
