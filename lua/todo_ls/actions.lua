@@ -53,6 +53,14 @@ function M.need_client(bufnr, buffer_bound)
   return client
 end
 
+--- Runs a workspace-wide command on the client for `bufnr`; without a client, says so instead.
+local function run(bufnr, name, argument, on_result)
+  local client = M.need_client(bufnr, false)
+  if client then
+    M.execute(client, name, argument, bufnr, on_result)
+  end
+end
+
 ---@class todo_ls.LineOpts
 ---@field bufnr? integer
 ---@field line1? integer first line (1-based); default: the cursor line
@@ -159,12 +167,8 @@ end
 ---@param bufnr? integer
 ---@param on_done? fun() called once the server has changed the subscription
 function M.subscribe(subscribe, path, bufnr, on_done)
-  local client = M.need_client(bufnr, false)
-  if not client then
-    return
-  end
   local uri = file_uri(path, bufnr)
-  M.execute(client, subscribe and command.subscribe or command.unsubscribe, { uri = uri }, bufnr, function(result)
+  run(bufnr, subscribe and command.subscribe or command.unsubscribe, { uri = uri }, function(result)
     notify(texts.subscription(subscribe, uri, result))
     if on_done then
       on_done()
@@ -178,12 +182,8 @@ end
 ---@param bufnr? integer
 ---@param on_done? fun(items: table[], session_items: table[])
 function M.list(bufnr, on_done)
-  local client = M.need_client(bufnr, false)
-  if not client then
-    return
-  end
   local win = vim.api.nvim_get_current_win()
-  M.execute(client, command.list, vim.empty_dict(), bufnr, function(result)
+  run(bufnr, command.list, vim.empty_dict(), function(result)
     local items, session_items = texts.list_entries(result)
     vim.fn.setqflist({}, ' ', { title = 'todo-ls: open items', items = items })
     if vim.api.nvim_win_is_valid(win) then
@@ -213,12 +213,8 @@ end
 ---@param content? string the item's text as listed: refused if the list changed meanwhile
 ---@param on_done? fun(result: table)
 function M.toggle_session(session_id, index, content, on_done)
-  local client = M.need_client(nil, false)
-  if not client then
-    return
-  end
   local argument = { sessionID = session_id, index = index, content = content }
-  M.execute(client, command.toggle, argument, nil, function(result)
+  run(nil, command.toggle, argument, function(result)
     notify(texts.session_toggled(session_id, index, content, result))
     if on_done then
       on_done(result)
@@ -229,11 +225,7 @@ end
 --- Re-reads every subscribed file.
 ---@param bufnr? integer
 function M.refresh(bufnr)
-  local client = M.need_client(bufnr, false)
-  if not client then
-    return
-  end
-  M.execute(client, command.refresh, vim.empty_dict(), bufnr, function(result)
+  run(bufnr, command.refresh, vim.empty_dict(), function(result)
     notify(texts.refreshed(result))
   end)
 end
@@ -245,15 +237,11 @@ end
 ---@param bufnr? integer
 ---@param on_done? fun(message: string)
 function M.supervisor(action, session_id, bufnr, on_done)
-  local client = M.need_client(bufnr, false)
-  if not client then
-    return
-  end
   local current = status.of_buffer(bufnr)
   local workspace = current and value(current.workspace)
   local argument = session_id and { sessionID = session_id }
     or (workspace and { workspace = workspace } or vim.empty_dict())
-  M.execute(client, command[action], argument, bufnr, function(result)
+  run(bufnr, command[action], argument, function(result)
     local message = texts.supervisor(action, result)
     notify(message)
     if on_done then
