@@ -31,7 +31,7 @@ return {
     params.initializationOptions = (section and next(section)) and section or vim.empty_dict()
   end,
   handlers = {
-    ['todoLs/status'] = function(_, result, ctx)
+    [require('todo_ls.protocol').STATUS_NOTIFICATION] = function(_, result, ctx)
       require('todo_ls')._on_status(ctx.client_id, result)
     end,
   },

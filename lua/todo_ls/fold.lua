@@ -1,4 +1,6 @@
 --- `:TodoLs fold`: folds the runs of finished items (`todoLs.foldDone`) in the current window.
+local command = require('todo_ls.protocol').command
+
 local M = {}
 
 --- Folds each run of two or more consecutive done or canceled items of the buffer in the current
@@ -14,7 +16,7 @@ function M.fold_done(bufnr, on_done)
     return
   end
   local win = vim.api.nvim_get_current_win()
-  todo._execute(client, 'todoLs.foldDone', { uri = vim.uri_from_bufnr(bufnr) }, bufnr, function(result)
+  todo._execute(client, command.foldDone, { uri = vim.uri_from_bufnr(bufnr) }, bufnr, function(result)
     if not vim.api.nvim_win_is_valid(win) or vim.api.nvim_win_get_buf(win) ~= bufnr then
       return
     end

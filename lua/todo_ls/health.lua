@@ -77,7 +77,7 @@ local function probe(cmd, timeout_ms)
 end
 
 local function check_server(cmd)
-  local clients = vim.lsp.get_clients({ name = 'todo_ls' })
+  local clients = vim.lsp.get_clients({ name = require('todo_ls.protocol').CLIENT_NAME })
   for _, client in ipairs(clients) do
     local info = client.server_info or {}
     vim.health.ok(

@@ -2,6 +2,8 @@
 --- todo list under it), then one per subscribed file (`n open of m`, `(missing)`) holding its
 --- items indented as in the file. Fed by `todoLs.list` and each file's `textDocument/documentSymbol`,
 --- redrawn whenever a `todoLs/status` arrives. Keys: `:help todo_ls-panel`.
+local command = require('todo_ls.protocol').command
+
 local M = {}
 
 local function todo()
@@ -189,7 +191,7 @@ function M.refresh()
   local function failed()
     state.fetching, state.pending = false, false
   end
-  todo()._execute(client, 'todoLs.list', vim.empty_dict(), nil, function(listed)
+  todo()._execute(client, command.list, vim.empty_dict(), nil, function(listed)
     local symbols, waiting = {}, 0
     local files = vim.tbl_filter(function(file)
       return not file.missing
@@ -261,7 +263,7 @@ function actions.toggle()
     return
   end
   local argument = { uri = entry.uri, line = entry.line }
-  todo()._execute(lsp_client, 'todoLs.toggle', argument, nil, function(result)
+  todo()._execute(lsp_client, command.toggle, argument, nil, function(result)
     if not result.applied then
       vim.notify('todo-ls: ' .. (value(result.reason) or 'not changed'), vim.log.levels.WARN, { title = 'todo-ls' })
     end

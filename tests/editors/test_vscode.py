@@ -394,6 +394,33 @@ def test_status_bar_problems_inlay_hints_and_quick_fix_in_real_vscode(tmp_path: 
     assert started[1].endswith(" ".join(BROKEN_SERVER)), started
 
 
+def test_a_command_run_while_the_server_starts_waits_for_it_and_answers(tmp_path: Path) -> None:
+    """The extension starts its server in the background; a command does not fail meanwhile."""
+    gate = tmp_path / "server-may-start"
+    # The server starts once the driver creates `gate` (bounded: 2 minutes, should the driver die).
+    wait_then_serve = (
+        'i=0; while [ ! -e "$1" ] && [ $i -lt 1200 ]; do sleep 0.1; i=$((i+1)); done; '
+        'exec "$0" -m todo_ls'
+    )
+    try:
+        steps = _drive(
+            tmp_path,
+            ["sh", "-c", wait_then_serve, sys.executable, str(gate)],
+            scenario={"SCENARIO": "slow-start", "GATE": str(gate)},
+        )
+    finally:
+        gate.touch()
+    assert [s["step"] for s in steps] == [
+        "workbench loaded",
+        "PLAN.md open",
+        "command waits for the start",
+        "answered once started",
+    ]
+    assert steps[2]["toasts"] == 0, "an answer (or an error) before the server started"
+    assert "re-read 1 subscribed file(s)" in str(steps[3]["message"])
+    assert steps[3]["toasts"] == 1, "an error toast beside the answer"
+
+
 @pytest.mark.opencode
 def test_status_bar_follows_a_real_opencode_agent_and_pause(
     tmp_path: Path, opencode: OpencodeServer, model: FakeModel

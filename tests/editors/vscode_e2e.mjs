@@ -14,6 +14,8 @@
 //                    Ctrl+T, Fold done items, Connect an agent… for Claude Code, then the
 //                    agent's session under Agents) or "start" (open the plan, wait for its counts
 //                    in the status bar, nothing else: bench/bench_vscode_start.py times it)
+//                    or "slow-start" (a palette command while the server waits for the file
+//                    GATE before it starts; the driver then creates GATE: the command's answer)
 // Prints one JSON line per passed step (ms since start) and exits 1 on the first failure.
 import { readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -384,6 +386,22 @@ async function pick(text) {
 }
 
 /**
+ * A command run while the server is still starting waits for it and then answers, rather than
+ * saying at once that the server is not running. The server's command waits for GATE to exist;
+ * a while later (no answer yet, no error), the driver creates it.
+ */
+async function slowStart() {
+  await palette("todo-ls: Re-read subscribed files");
+  const toasts = page.locator(".notification-toast", { hasText: "todo-ls:" });
+  await page.waitForTimeout(2000);
+  step("command waits for the start", { toasts: await toasts.count(), screenshot: await shot("21-slow-start") });
+  writeFileSync(env("GATE"), "");
+  const answer = page.locator(".notification-toast", { hasText: "re-read" }).first();
+  await answer.waitFor({ timeout: 60_000 });
+  step("answered once started", { message: plain(await answer.innerText()), toasts: await toasts.count() });
+}
+
+/**
  * The todo-ls view, opened before any file (the project file started the extension): the plan
  * with its counts and items, a click opens an item's line, a ticked box edits the editor and
  * the status bar follows; "Connect an agent…" writes Claude Code's hooks (the test checks the
@@ -455,6 +473,9 @@ try {
     await openPlan("write the intro");
     await waitFor("the todo-ls status", () => statusBar.innerText(), (t) => /📋 [█░]+ 3\/5 open/.test(t), 90_000);
     step("status bar");
+  } else if (scenario === "slow-start") {
+    await openPlan("write the intro");
+    await slowStart();
   } else if (scenario === "panel") {
     await loadWorkbench();
     await panel();

@@ -10,6 +10,7 @@ import {
 } from "vscode-languageclient/node";
 import { CLIENT_ID, CLIENT_NAME, CONFIG_SECTION, EXTENSION_ID, STATUS_NOTIFICATION } from "./constants";
 import { ServerLauncher } from "./launcher";
+import { PendingStart } from "./pendingStart";
 import { explicitSettings, serverSettings } from "./settings";
 import { CommandLine } from "./serverCommand";
 import { StatusPayload } from "./status";
@@ -25,6 +26,14 @@ function settingKeys(): string[] {
     .map((key) => key.slice(CONFIG_SECTION.length + 1));
 }
 
+/**
+ * How long a command waits for a server start in progress: longer than finding Python and a
+ * cold server start take, short enough that a start that hangs gets an answer.
+ */
+const START_WAIT_MS = 30_000;
+
+const NOT_RUNNING = 'the server is not running (run "todo-ls: Restart server")';
+
 /** What the user set for the server, for `scope` (a workspace folder) or the whole window. */
 function currentServerSettings(scope?: vscode.Uri): Record<string, unknown> {
   const config = vscode.workspace.getConfiguration(CONFIG_SECTION, scope);
@@ -37,6 +46,7 @@ export class TodoLsClient {
   private readonly subscriptions: vscode.Disposable[] = [];
   /** Bumped by stop(): a start() still setting up the server then knows it was cancelled. */
   private generation = 0;
+  private readonly pending = new PendingStart();
   private line: CommandLine | undefined;
   private readonly statusEmitter = new vscode.EventEmitter<StatusPayload>();
   private readonly stateEmitter = new vscode.EventEmitter<boolean>();
@@ -55,16 +65,38 @@ export class TodoLsClient {
     return this.client?.state === State.Running;
   }
 
-  /** The command line the running server was started with (`todo-ls install` runs the same). */
-  get serverLine(): CommandLine | undefined {
+  /**
+   * The command line the server was started with (`todo-ls install` runs the same), once the
+   * start in progress (if any) is over.
+   */
+  async serverLine(): Promise<CommandLine | undefined> {
+    await this.pending.settled(START_WAIT_MS);
     return this.line;
   }
 
-  async start(): Promise<void> {
+  /**
+   * Starts the server (or joins the start in progress). Never fails: a server that cannot start
+   * is reported in the output channel and the status bar, and commands then say it is not running.
+   */
+  start(): Promise<void> {
+    return this.pending.run(async () => {
+      const generation = this.generation;
+      try {
+        await this.startServer(generation);
+      } catch (error) {
+        if (generation === this.generation) {
+          this.output.appendLine(`[todo-ls] The server did not start: ${String(error)}`);
+          this.statusBar.showStopped();
+          this.stateEmitter.fire(false);
+        } // else stopped meanwhile: stop() has said so, and a newer start may be showing its own state
+      }
+    });
+  }
+
+  private async startServer(generation: number): Promise<void> {
     if (this.client !== undefined) {
       return;
     }
-    const generation = this.generation;
     this.statusBar.showStarting();
     const launch = await this.launcher.launch();
     if (this.client !== undefined || generation !== this.generation) {
@@ -125,16 +157,12 @@ export class TodoLsClient {
         this.stateEmitter.fire(event.newState === State.Running);
       }),
     );
-    try {
-      await client.start();
-    } catch (error) {
-      this.output.appendLine(`[todo-ls] The server did not start: ${String(error)}`);
-      this.statusBar.showStopped();
-    }
+    await client.start();
   }
 
   async stop(): Promise<void> {
     this.generation += 1;
+    this.pending.forget();
     const client = this.client;
     this.client = undefined;
     for (const s of this.subscriptions.splice(0)) {
@@ -162,20 +190,26 @@ export class TodoLsClient {
    * this goes through that registration (and its middleware) like a code lens click does.
    */
   async execute<T>(command: string, argument: Record<string, unknown>): Promise<T> {
-    const client = this.client;
-    if (client === undefined || client.state !== State.Running) {
-      throw new Error('the server is not running (run "todo-ls: Restart server")');
-    }
+    await this.running();
     return await vscode.commands.executeCommand<T>(command, argument);
   }
 
   /** An LSP request to the running server (the tree view asks for each file's symbols). */
   async request<T>(method: string, params: unknown): Promise<T> {
+    const client = await this.running();
+    return await client.sendRequest<T>(method, params);
+  }
+
+  /** The running client, once the start in progress (if any) is over; else why there is none. */
+  private async running(): Promise<LanguageClient> {
+    if (!(await this.pending.settled(START_WAIT_MS))) {
+      throw new Error('the server is still starting (see "todo-ls: Show output")');
+    }
     const client = this.client;
     if (client === undefined || client.state !== State.Running) {
-      throw new Error('the server is not running (run "todo-ls: Restart server")');
+      throw new Error(NOT_RUNNING);
     }
-    return await client.sendRequest<T>(method, params);
+    return client;
   }
 
   /** Whether the running server answers `method` (a server older than the view may not). */

@@ -85,7 +85,7 @@ export class Commands {
       [PaletteCommand.refresh, () => this.refresh()],
       [PaletteCommand.restart, () => this.client.restart()],
       [PaletteCommand.showOutput, () => Promise.resolve(this.output.show())],
-      [PaletteCommand.connectAgent, () => connectAgent(this.client.serverLine, this.output)],
+      [PaletteCommand.connectAgent, async () => connectAgent(await this.client.serverLine(), this.output)],
       [PaletteCommand.foldDone, () => this.foldDone()],
     ];
     return table.map(([id, run]) => vscode.commands.registerCommand(id, () => reportFailure(this.output, run)));

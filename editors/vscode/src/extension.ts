@@ -1,6 +1,6 @@
 /**
- * Entry point: activated on markdown, a project file or the view; starts the server and registers
- * the palette commands and the todo-ls view.
+ * Entry point: activated on markdown, a project file or the view; registers the palette commands
+ * and the todo-ls view, and starts the server in the background.
  */
 
 import * as vscode from "vscode";
@@ -13,7 +13,7 @@ import { StatusBar } from "./statusBar";
 
 let client: TodoLsClient | undefined;
 
-export async function activate(context: vscode.ExtensionContext): Promise<void> {
+export function activate(context: vscode.ExtensionContext): void {
   const output = vscode.window.createOutputChannel(CLIENT_NAME);
   const statusBar = new StatusBar();
   client = new TodoLsClient(output, statusBar, new ServerLauncher(context, output));
@@ -36,7 +36,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     // own server command): a new server picks them up.
     vscode.workspace.onDidGrantWorkspaceTrust(() => void running.restart()),
   );
-  await running.start();
+  // Activation returns at once: finding Python and the server's own start-up take seconds, and
+  // VS Code waits for activate() before it runs anything else of the extension. The status bar
+  // shows the start; a command called meanwhile waits for it (client.ts); a failure is reported
+  // in the output channel and the status bar.
+  void running.start();
 }
 
 export async function deactivate(): Promise<void> {
