@@ -10,9 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from todo_ls import store as store_module
 from todo_ls.store import (
-    CLOCK_SET_BACK_S,
     DB_NAME,
     SCHEMA_VERSION,
     Claim,
@@ -20,7 +18,9 @@ from todo_ls.store import (
     Store,
     SubscriptionOverrides,
     default_state_dir,
+    schema,
 )
+from todo_ls.supervisor.clock import CLOCK_SET_BACK_S
 
 MIN = 45.0
 EXPIRY = 30.0
@@ -399,8 +399,8 @@ def test_migrations_run_forward_from_every_version(
     conn.commit()
     conn.close()
     step = ("ALTER TABLE pauses ADD COLUMN note TEXT NOT NULL DEFAULT ''",)
-    monkeypatch.setattr(store_module, "MIGRATIONS", (*store_module.MIGRATIONS, step))
-    monkeypatch.setattr(store_module, "SCHEMA_VERSION", SCHEMA_VERSION + 1)
+    monkeypatch.setattr(schema, "MIGRATIONS", (*schema.MIGRATIONS, step))
+    monkeypatch.setattr(schema, "SCHEMA_VERSION", SCHEMA_VERSION + 1)
     upgraded = Store(db)
     assert upgraded.warning is None
     assert upgraded.pauses() == {"ses_1": Pause("ses_1", "user", 1.0)}  # data kept
