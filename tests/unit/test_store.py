@@ -288,6 +288,22 @@ def test_consecutive_same_hash_counts_the_run_at_the_end(store: Store) -> None:
     assert store.consecutive_same_hash("ses_1", "a") == 1
 
 
+def test_claimed_nudges_and_stop_blocks_share_one_numbering(store: Store) -> None:
+    # Both kinds go through the one ledger insert: one count per episode, whoever nudged.
+    first = send(store, 100.0)
+    block = store.claim_stop_block("ses_1", "k1", "t1", "h1", "hook:1", 200.0)
+    pending = claim(store, 300.0)
+    assert (first.number, block and block.number, pending and pending.number) == (1, 2, 3)
+    assert [(n.kind, n.state, n.at, n.number) for n in store.nudges("ses_1")] == [
+        ("idle", "sent", 101.0, 1),
+        ("stop", "sent", 200.0, 2),  # a block is sent by the hook's answer: no claim to settle
+    ]
+    assert claim(store, 301.0) is None  # the pending claim is live; the block never was one
+    store.start_episode("ses_1", 400.0)
+    again = store.claim_stop_block("ses_1", "k2", "t2", "h1", "hook:1", 500.0)
+    assert again is not None and again.number == 1
+
+
 # episodes
 
 

@@ -3,6 +3,7 @@
 Every nudge any todo-ls process sends, to any host, is one row of the `nudges` table, so that the
 caps and the minimum interval hold across processes: the supervisor claims a nudge before it
 sends it and records the outcome after, and a hook host's Stop block is recorded already sent.
+Both go through one insert (`_add_nudge`), which numbers the nudge within the session's episode.
 """
 
 from __future__ import annotations
@@ -96,15 +97,7 @@ class Ledger(Database):
                 "WHERE session_id = ? AND state = 'claimed'",
                 (now, session_id),
             )
-            episode = _episode(c, session_id)
-            number = _sent_in_episode(c, session_id, episode) + 1
-            cur = c.execute(
-                "INSERT INTO nudges (session_id, episode, number, open_hash, kind, owner, "
-                "claimed_at, expires_at, state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'claimed')",
-                (session_id, episode, number, open_hash, kind, owner, now, now + expiry),
-            )
-            assert cur.lastrowid is not None
-            return Claim(cur.lastrowid, session_id, number)
+            return _add_nudge(c, session_id, open_hash, kind, owner, now, now + expiry)
 
         return self._transaction(body, session_id)
 
@@ -213,29 +206,58 @@ class Ledger(Database):
             ).fetchone()
             if taken:
                 return None
-            episode = _episode(c, session_id)
-            number = _sent_in_episode(c, session_id, episode) + 1
-            cur = c.execute(
-                "INSERT INTO nudges (session_id, episode, number, open_hash, kind, owner, "
-                "claimed_at, expires_at, state, settled_at) "
-                "VALUES (?, ?, ?, ?, 'stop', ?, ?, ?, 'sent', ?)",
-                (session_id, episode, number, open_hash, owner, now, now, now),
-            )
-            assert cur.lastrowid is not None
+            # Delivered by the hook's answer itself: sent at once, nothing left to expire.
+            block = _add_nudge(c, session_id, open_hash, "stop", owner, now, now, sent=True)
             c.execute(
                 "INSERT INTO stop_blocks (session_id, opportunity, work_mark, nudge_id) "
                 "VALUES (?, ?, ?, ?)",
-                (session_id, opportunity, work_mark, cur.lastrowid),
+                (session_id, opportunity, work_mark, block.claim_id),
             )
             if reason is not None:
                 c.execute(
                     "INSERT INTO hook_work (session_id, last_reason) VALUES (?, ?) "
                     "ON CONFLICT (session_id) DO UPDATE SET last_reason = excluded.last_reason",
-                    (session_id, reason(number)),
+                    (session_id, reason(block.number)),
                 )
-            return Claim(cur.lastrowid, session_id, number)
+            return block
 
         return self._transaction(body, session_id)
+
+
+def _add_nudge(
+    conn: sqlite3.Connection,
+    session_id: str,
+    open_hash: str,
+    kind: str,
+    owner: str,
+    now: float,
+    expires_at: float,
+    *,
+    sent: bool = False,
+) -> Claim:
+    """The one insert into the ledger: the session's next nudge number in its current episode,
+    claimed (its outcome to be recorded) or, with `sent`, already sent at `now`. Run inside the
+    caller's write transaction, so the number cannot be taken twice."""
+    episode = _episode(conn, session_id)
+    number = _sent_in_episode(conn, session_id, episode) + 1
+    cur = conn.execute(
+        "INSERT INTO nudges (session_id, episode, number, open_hash, kind, owner, claimed_at, "
+        "expires_at, state, settled_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            session_id,
+            episode,
+            number,
+            open_hash,
+            kind,
+            owner,
+            now,
+            expires_at,
+            "sent" if sent else "claimed",
+            now if sent else None,
+        ),
+    )
+    assert cur.lastrowid is not None
+    return Claim(cur.lastrowid, session_id, number)
 
 
 def _episode(conn: sqlite3.Connection, session_id: str) -> int:
