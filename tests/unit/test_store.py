@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -16,6 +16,7 @@ from todo_ls.store import (
     Claim,
     Pause,
     Store,
+    StoreError,
     SubscriptionOverrides,
     default_state_dir,
     schema,
@@ -552,6 +553,49 @@ def test_the_wal_of_a_corrupt_file_held_open_elsewhere_is_not_replayed(db: Path)
     fresh.close()
     other.close()
     assert any(p.name.endswith("-wal") for p in aside(db, "corrupt"))
+
+
+def garble(db: Path) -> None:
+    """Overwrite the database and its WAL under an open store (a disk fault, another program)."""
+    for suffix in ("", "-wal", "-shm"):
+        path = Path(f"{db}{suffix}")
+        if path.exists():
+            path.write_bytes(b"this is not a database " * 200)
+
+
+@pytest.mark.parametrize(
+    "use",
+    [
+        lambda s: s.pauses(),  # a cached read
+        lambda s: s.subscription_overrides("ws"),  # a plain read
+        lambda s: s.pause("ses_2", "user", 2.0),  # a write
+        lambda s: s.claim_nudge("ses_1", "h", "idle", "proc-a", 3.0, MIN, EXPIRY),
+        lambda s: s.data_version(),
+    ],
+    ids=["cached-read", "read", "write", "claim", "data-version"],
+)
+def test_a_database_broken_in_use_is_a_store_error_naming_the_file(
+    store: Store, db: Path, use: Callable[[Store], object]
+) -> None:
+    store.pause("ses_1", "user", 1.0)
+    garble(db)
+    with pytest.raises(StoreError) as raised:
+        use(store)
+    assert not isinstance(raised.value, sqlite3.Error)  # callers need not know it is SQLite
+    assert str(raised.value) == (
+        f"the todo-ls state store {db} cannot be used (file is not a database)"
+    )
+    assert raised.value.path == db
+
+
+def test_a_store_broken_in_use_recovers_on_the_next_open(store: Store, db: Path) -> None:
+    garble(db)
+    with pytest.raises(StoreError):
+        store.pauses()
+    fresh = Store(db)  # the next process moves the broken file aside, as for any bad file
+    assert fresh.warning is not None and "corrupt-" in fresh.warning
+    assert_fresh_and_usable(fresh)
+    fresh.close()
 
 
 def test_stop_blocks_are_claimed_once_per_opportunity(store: Store, db: Path) -> None:

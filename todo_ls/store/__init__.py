@@ -7,7 +7,7 @@ prompts) and todo lists for hosts that have none of their own.
 
 `Store` is the one face of it. Its parts are split by job so that each reads on its own:
 `schema` (the tables and their migrations), `database` (opening, recovery, transactions, the
-read cache), and the queries: `ledger` (episodes, claims, Stop blocks),
+read cache and `StoreError`), and the queries: `ledger` (episodes, claims, Stop blocks),
 `sessions` (pauses, hook sessions) and `lists` (subscriptions, session todo lists). The query
 parts are mixins over `Database`: every query runs through its guarded plumbing, and callers
 keep one object with every method.
@@ -18,7 +18,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from todo_ls.store.database import DB_NAME, default_state_dir
+from todo_ls.store.database import DB_NAME, StoreError, default_state_dir
 from todo_ls.store.ledger import Claim, Ledger, NudgeRecord
 from todo_ls.store.lists import Lists, SubscriptionOverrides
 from todo_ls.store.schema import MIGRATIONS, SCHEMA_VERSION
@@ -33,6 +33,7 @@ __all__ = [
     "NudgeRecord",
     "Pause",
     "Store",
+    "StoreError",
     "SubscriptionOverrides",
     "default_state_dir",
 ]
@@ -40,7 +41,7 @@ __all__ = [
 
 class Store(Ledger, Sessions, Lists):
     """The state store: one database file, WAL, created with mode 0600; safe across processes
-    and threads."""
+    and threads. Raises `StoreError` (never an `sqlite3` error) when the file fails in use."""
 
     @classmethod
     def open(cls, state_dir: Path | None = None, *, quiet: bool = False) -> Store:

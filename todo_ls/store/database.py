@@ -3,12 +3,14 @@
 Every query of the store goes through the few methods here, so the rules that make one file safe
 to share between processes and threads live in one place: WAL, write transactions taken with
 BEGIN IMMEDIATE, retries while another process holds the file, a read cache that a write or
-another process's commit invalidates.
+another process's commit invalidates, and one `StoreError` that every SQLite error becomes, so
+callers need not know the store is SQLite.
 
 The store never takes the server down: a file that is not a database, fails its integrity check
 or was written by a newer todo-ls is moved aside (the reason is kept in `warning` for the server
 to show) and a fresh database is created; if the state directory cannot be used at all the store
-falls back to memory, which only loses sharing and durability.
+falls back to memory, which only loses sharing and durability. A file that breaks after it was
+opened is a `StoreError` on each use, naming the file.
 """
 
 from __future__ import annotations
@@ -44,6 +46,16 @@ _READ_CACHE_SESSIONS = 1024
 _READ_CACHE_PER_SESSION = 64
 
 _T = TypeVar("_T")
+
+
+class StoreError(Exception):
+    """The state store failed after it was opened (damaged, unreadable, locked too long): the
+    message names the file and SQLite's reason."""
+
+    def __init__(self, path: Path, reason: object) -> None:
+        super().__init__(f"the todo-ls state store {path} cannot be used ({reason})")
+        self.path = path
+        self.reason = str(reason)
 
 
 def default_state_dir(env: Mapping[str, str] | None = None) -> Path:
@@ -218,6 +230,16 @@ class Database:
         assert self._conn is not None, "store used while opening failed"
         return self._conn
 
+    @contextlib.contextmanager
+    def _guarded(self) -> Iterator[None]:
+        """Hold the store's lock; an SQLite error raised inside leaves as a `StoreError`. The
+        one place where the store's users stop seeing `sqlite3`."""
+        with self._lock:
+            try:
+                yield
+            except sqlite3.Error as err:
+                raise StoreError(self.path, err) from err
+
     def _retry(self, action: Callable[[], _T]) -> _T:
         """Run `action`, retrying when another process holds the database longer than the busy
         timeout (busy_timeout already waits; this covers the cases SQLite reports at once)."""
@@ -256,7 +278,7 @@ class Database:
             with self._write() as conn:
                 return body(conn)
 
-        with self._lock:
+        with self._guarded():
             try:
                 return self._retry(run)
             finally:
@@ -282,7 +304,7 @@ class Database:
         running loop (the hook, tests) every read checks."""
         loop = _running_loop()
         checked = loop is not None and getattr(self._checked, "loop", None) is loop
-        with self._lock:
+        with self._guarded():
             reads = self._reads.get(session)
             if checked and reads is not None and key in reads:
                 hit: _T = reads[key]  # fresh for this turn: no query at all
@@ -317,7 +339,7 @@ class Database:
         self._checked.loop = None
 
     def _query(self, sql: str, params: Sequence[object] = ()) -> list[Any]:
-        with self._lock:
+        with self._guarded():
             return self._retry(lambda: self._db.execute(sql, params).fetchall())
 
     def data_version(self) -> int:
@@ -327,7 +349,7 @@ class Database:
 
     def close(self) -> None:
         """Close the connection (the WAL is checkpointed by the last one to close)."""
-        with self._lock:
+        with self._guarded():
             self._db.close()
 
 
