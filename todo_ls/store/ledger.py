@@ -27,7 +27,7 @@ class NudgeRecord(NamedTuple):
     open_hash: str
     at: float  # epoch seconds: when its outcome was recorded (sent), else when it was claimed
     owner: str
-    kind: str  # "idle" | "stall" | "manual"
+    kind: str  # "idle" | "stall" | "manual" | "stop" (a Stop-hook block)
     state: str  # "claimed" | "sent" | "failed"
     number: int = 0  # nudge number within its episode (1-based)
 
@@ -206,7 +206,7 @@ class Ledger(Database):
             ).fetchone()
             if taken:
                 return None
-            # Delivered by the hook's answer itself: sent at once, nothing left to expire.
+            # Already sent (see above): no outcome to record, no claim to expire.
             block = _add_nudge(c, session_id, open_hash, "stop", owner, now, now, sent=True)
             c.execute(
                 "INSERT INTO stop_blocks (session_id, opportunity, work_mark, nudge_id) "
