@@ -18,7 +18,6 @@ import contextlib
 import logging
 import os
 import re
-import sqlite3
 import tempfile
 import time
 from collections.abc import Callable, Mapping
@@ -38,7 +37,7 @@ from todo_ls.agent_todos import (
 )
 from todo_ls.checklist import StateRegistry
 from todo_ls.config import LoadedSettings, load_settings
-from todo_ls.store import Store, default_state_dir
+from todo_ls.store import Store, StoreError, default_state_dir
 from todo_ls.workspace import Folder, SubscriptionError, WorkspaceIndex
 
 log = logging.getLogger(__name__)
@@ -124,11 +123,8 @@ class TodoTools:
             answer = getattr(self, f"_{name}")(session_id, arguments)
         except (TodoInputError, SubscriptionError) as err:
             raise ToolError(f"{name}: {err}") from None
-        except sqlite3.Error as err:
-            raise ToolError(
-                f"{name}: the todo-ls state store {self.store.path} cannot be used ({err}); "
-                "nothing was changed"
-            ) from None
+        except StoreError as err:  # it names the file and SQLite's reason
+            raise ToolError(f"{name}: {err}; nothing was changed") from None
         if self._pending_warning:
             answer = f"Warning: {self._pending_warning}\n\n{answer}"
             self._pending_warning = None

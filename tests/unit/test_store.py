@@ -5,22 +5,23 @@ from __future__ import annotations
 import logging
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
-from todo_ls import store as store_module
 from todo_ls.store import (
-    CLOCK_SET_BACK_S,
     DB_NAME,
     SCHEMA_VERSION,
     Claim,
     Pause,
     Store,
+    StoreError,
     SubscriptionOverrides,
     default_state_dir,
+    schema,
 )
+from todo_ls.supervisor.clock import CLOCK_SET_BACK_S
 
 MIN = 45.0
 EXPIRY = 30.0
@@ -288,6 +289,22 @@ def test_consecutive_same_hash_counts_the_run_at_the_end(store: Store) -> None:
     assert store.consecutive_same_hash("ses_1", "a") == 1
 
 
+def test_claimed_nudges_and_stop_blocks_share_one_numbering(store: Store) -> None:
+    # Both kinds go through the one ledger insert: one count per episode, whoever nudged.
+    first = send(store, 100.0)
+    block = store.claim_stop_block("ses_1", "k1", "t1", "h1", "hook:1", 200.0)
+    pending = claim(store, 300.0)
+    assert (first.number, block and block.number, pending and pending.number) == (1, 2, 3)
+    assert [(n.kind, n.state, n.at, n.number) for n in store.nudges("ses_1")] == [
+        ("idle", "sent", 101.0, 1),
+        ("stop", "sent", 200.0, 2),  # a block is sent by the hook's answer: no claim to settle
+    ]
+    assert claim(store, 301.0) is None  # the pending claim is live; the block never was one
+    store.start_episode("ses_1", 400.0)
+    again = store.claim_stop_block("ses_1", "k2", "t2", "h1", "hook:1", 500.0)
+    assert again is not None and again.number == 1
+
+
 # episodes
 
 
@@ -399,8 +416,8 @@ def test_migrations_run_forward_from_every_version(
     conn.commit()
     conn.close()
     step = ("ALTER TABLE pauses ADD COLUMN note TEXT NOT NULL DEFAULT ''",)
-    monkeypatch.setattr(store_module, "MIGRATIONS", (*store_module.MIGRATIONS, step))
-    monkeypatch.setattr(store_module, "SCHEMA_VERSION", SCHEMA_VERSION + 1)
+    monkeypatch.setattr(schema, "MIGRATIONS", (*schema.MIGRATIONS, step))
+    monkeypatch.setattr(schema, "SCHEMA_VERSION", SCHEMA_VERSION + 1)
     upgraded = Store(db)
     assert upgraded.warning is None
     assert upgraded.pauses() == {"ses_1": Pause("ses_1", "user", 1.0)}  # data kept
@@ -536,6 +553,49 @@ def test_the_wal_of_a_corrupt_file_held_open_elsewhere_is_not_replayed(db: Path)
     fresh.close()
     other.close()
     assert any(p.name.endswith("-wal") for p in aside(db, "corrupt"))
+
+
+def garble(db: Path) -> None:
+    """Overwrite the database and its WAL under an open store (a disk fault, another program)."""
+    for suffix in ("", "-wal", "-shm"):
+        path = Path(f"{db}{suffix}")
+        if path.exists():
+            path.write_bytes(b"this is not a database " * 200)
+
+
+@pytest.mark.parametrize(
+    "use",
+    [
+        lambda s: s.pauses(),  # a cached read
+        lambda s: s.subscription_overrides("ws"),  # a plain read
+        lambda s: s.pause("ses_2", "user", 2.0),  # a write
+        lambda s: s.claim_nudge("ses_1", "h", "idle", "proc-a", 3.0, MIN, EXPIRY),
+        lambda s: s.data_version(),
+    ],
+    ids=["cached-read", "read", "write", "claim", "data-version"],
+)
+def test_a_database_broken_in_use_is_a_store_error_naming_the_file(
+    store: Store, db: Path, use: Callable[[Store], object]
+) -> None:
+    store.pause("ses_1", "user", 1.0)
+    garble(db)
+    with pytest.raises(StoreError) as raised:
+        use(store)
+    assert not isinstance(raised.value, sqlite3.Error)  # callers need not know it is SQLite
+    assert str(raised.value) == (
+        f"the todo-ls state store {db} cannot be used (file is not a database)"
+    )
+    assert raised.value.path == db
+
+
+def test_a_store_broken_in_use_recovers_on_the_next_open(store: Store, db: Path) -> None:
+    garble(db)
+    with pytest.raises(StoreError):
+        store.pauses()
+    fresh = Store(db)  # the next process moves the broken file aside, as for any bad file
+    assert fresh.warning is not None and "corrupt-" in fresh.warning
+    assert_fresh_and_usable(fresh)
+    fresh.close()
 
 
 def test_stop_blocks_are_claimed_once_per_opportunity(store: Store, db: Path) -> None:

@@ -4,9 +4,12 @@ a `todo_write` is progress even when the list did not change."""
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from pathlib import Path
 from typing import Any
 
+import pytest
 from test_supervisor_runtime import TODOS, Harness
 
 from todo_ls.config import SupervisorSettings
@@ -70,5 +73,26 @@ async def test_a_todo_write_lifts_the_no_progress_pause_even_unchanged(tmp_path:
         await h.advance(5)
         assert len(h.host.sent) == 3
         assert h.host.sent[-1].text.startswith("Idle nudge #3")
+    finally:
+        await h.close()
+
+
+async def test_a_store_broken_in_use_leaves_the_host_list_and_says_why(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    h = Harness(tmp_path)
+    await h.start()
+    try:
+        h.store.set_session_todos(S, mcp_list(("Write the docs", "pending")), 0.0)
+        await h.turn(todos=TODOS)
+        assert len(h.rt.session_todos(S)) == 3
+        for suffix in ("", "-wal", "-shm"):  # a disk fault, or another program, under the store
+            Path(f"{h.store.path}{suffix}").write_bytes(b"this is not a database " * 200)
+        await asyncio.sleep(0)  # a later turn of the loop: the store's read cache checks again
+        with caplog.at_level(logging.WARNING, logger="todo_ls.supervisor.runtime"):
+            listed = h.rt.session_todos(S)
+        assert [t.todo.content for t in listed] == ["Write the parser", "Add unit tests"]
+        assert f"cannot read the todo list of {S}: the todo-ls state store" in caplog.text
+        assert str(h.store.path) in caplog.text
     finally:
         await h.close()

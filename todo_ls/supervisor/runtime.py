@@ -14,7 +14,6 @@ import contextlib
 import logging
 import os
 import socket
-import sqlite3
 import uuid
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -25,7 +24,7 @@ from todo_ls.checklist import file_items
 from todo_ls.checklist.model import FileItem
 from todo_ls.config import SupervisorSettings
 from todo_ls.hosts.base import Capability, Host, HostError
-from todo_ls.store import Store
+from todo_ls.store import Store, StoreError
 from todo_ls.supervisor import events as ev
 from todo_ls.supervisor.activity import (
     CONTINUING_FINISHES,
@@ -438,7 +437,7 @@ class Runtime:
         any process), raw; None when there is none or it cannot be read."""
         try:
             return self._store.session_todos(session_id)
-        except (sqlite3.Error, ValueError) as err:
+        except (StoreError, ValueError) as err:
             log.warning("supervisor: cannot read the todo list of %s: %s", session_id, err)
             return None
 

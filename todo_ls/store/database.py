@@ -1,0 +1,366 @@
+"""The state store's database: opening, recovery, transactions and the read cache.
+
+Every query of the store goes through the few methods here, so the rules that make one file safe
+to share between processes and threads live in one place: WAL, write transactions taken with
+BEGIN IMMEDIATE, retries while another process holds the file, a read cache that a write or
+another process's commit invalidates, and one `StoreError` that every SQLite error becomes, so
+callers need not know the store is SQLite.
+
+The store never takes the server down: a file that is not a database, fails its integrity check
+or was written by a newer todo-ls is moved aside (the reason is kept in `warning` for the server
+to show) and a fresh database is created; if the state directory cannot be used at all the store
+falls back to memory, which only loses sharing and durability. A file that breaks after it was
+opened is a `StoreError` on each use, naming the file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+import sys
+import time
+
+# threading's own Lock and local (`threading` imports them from here): importing `threading`
+# adds about a millisecond to every `todo-ls hook` run, which needs nothing else of it.
+from _thread import _local as thread_local
+from _thread import allocate_lock
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from todo_ls.store import schema
+
+if TYPE_CHECKING:
+    from asyncio import AbstractEventLoop
+
+if sys.platform != "win32":
+    import fcntl
+
+DB_NAME = "state.db"
+
+_LOCK_RETRIES = 8
+# The read cache starts over beyond this many sessions, and a session's beyond this many
+# results (one per open-item set asked about, besides the fixed few).
+_READ_CACHE_SESSIONS = 1024
+_READ_CACHE_PER_SESSION = 64
+
+_T = TypeVar("_T")
+
+
+class StoreError(Exception):
+    """The state store failed after it was opened (damaged, unreadable, locked too long): the
+    message names the file and SQLite's reason."""
+
+    def __init__(self, path: Path, reason: object) -> None:
+        super().__init__(f"the todo-ls state store {path} cannot be used ({reason})")
+        self.path = path
+        self.reason = str(reason)
+
+
+def default_state_dir(env: Mapping[str, str] | None = None) -> Path:
+    """`$TODO_LS_STATE_DIR`, else `$XDG_STATE_HOME/todo-ls`, else `~/.local/state/todo-ls`."""
+    env = os.environ if env is None else env
+    if env.get("TODO_LS_STATE_DIR"):
+        return Path(env["TODO_LS_STATE_DIR"]).expanduser()
+    if env.get("XDG_STATE_HOME"):
+        return Path(env["XDG_STATE_HOME"]).expanduser() / "todo-ls"
+    home = env.get("HOME")
+    return (Path(home) if home else Path.home()) / ".local" / "state" / "todo-ls"
+
+
+class _Unusable(Exception):
+    """The file at the store's path must be moved aside; the message says why."""
+
+    def __init__(self, suffix: str, why: str) -> None:
+        super().__init__(why)
+        self.suffix = suffix
+
+
+def _is_locked(err: sqlite3.OperationalError) -> bool:
+    text = str(err).lower()
+    return "locked" in text or "busy" in text
+
+
+class Database:
+    """One database file, WAL, created with mode 0600; safe across processes and threads.
+
+    The base of `Store`: its query mixins run their SQL through `_query`, `_cached` and
+    `_transaction` only."""
+
+    def __init__(self, path: Path, busy_timeout: float = 5.0, *, quiet: bool = False) -> None:
+        """Open (creating, migrating or replacing) the database at `path`. Never raises for a
+        bad file or an unusable directory; `warning` then says what happened (and is logged
+        too unless `quiet`: the caller reports it itself)."""
+        self.path = Path(path)
+        self.warning: str | None = None
+        self._quiet = quiet
+        self._busy_timeout = busy_timeout
+        self._lock = allocate_lock()
+        self._conn: sqlite3.Connection | None = None
+        # Read cache (see `_cached`): the supervisor reads pauses and the nudge history on
+        # every evaluation, which is many times per second while agents stream events. By
+        # session id ("" for reads over every session), so a write clears only what it touches.
+        self._reads: dict[str, dict[tuple[object, ...], Any]] = {}
+        self._read_version: int | None = None
+        # The event loop (of this thread) whose current turn already checked the version.
+        self._checked = thread_local()
+        try:
+            self._open_file()
+        except (OSError, sqlite3.Error) as err:
+            if self._conn is not None:
+                self._conn.close()
+            self._warn(
+                f"todo-ls state store {self.path} cannot be used ({err}); state is kept in "
+                "memory and not shared with other todo-ls processes"
+            )
+            self._conn = self._connect(":memory:")
+            self._migrate()
+
+    # opening
+
+    def _warn(self, text: str) -> None:
+        if not self._quiet:
+            # Imported here: the Stop hook opens the store quietly and must start fast.
+            import logging
+
+            # The name the store has always logged under (the package, not this module).
+            logging.getLogger("todo_ls.store").warning("%s", text)
+        self.warning = text if self.warning is None else f"{self.warning}; {text}"
+
+    def _connect(self, target: str) -> sqlite3.Connection:
+        conn = sqlite3.connect(
+            target, timeout=self._busy_timeout, isolation_level=None, check_same_thread=False
+        )
+        conn.execute(f"PRAGMA busy_timeout = {int(self._busy_timeout * 1000)}")
+        return conn
+
+    def _open_file(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        with self._open_lock():
+            self._create_private()
+            conn = self._conn = self._connect(str(self.path))
+            try:
+                self._check(conn)
+            except _Unusable as bad:
+                conn.close()
+                self._conn = None
+                self._move_aside(bad.suffix, str(bad))
+                self._create_private()
+                conn = self._conn = self._connect(str(self.path))
+            self._retry(lambda: conn.execute("PRAGMA journal_mode = WAL"))
+            # NORMAL is corruption-safe in WAL mode; a power cut may lose the last commits only.
+            conn.execute("PRAGMA synchronous = NORMAL")
+            self._migrate()
+
+    @contextlib.contextmanager
+    def _open_lock(self) -> Iterator[None]:
+        """Serialise check / move-aside / create between processes opening the same store, so
+        one process never moves aside the fresh file another has just created."""
+        if sys.platform == "win32":
+            yield
+            return
+        fd = os.open(f"{self.path}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)
+
+    def _create_private(self) -> None:
+        """Create the file with mode 0600 before SQLite does (SQLite would use the umask); its
+        -wal and -shm files inherit the database file's mode."""
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            if os.fstat(fd).st_mode & 0o077:
+                os.fchmod(fd, 0o600)
+        finally:
+            os.close(fd)
+
+    def _check(self, conn: sqlite3.Connection) -> None:
+        try:
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            result = conn.execute("PRAGMA quick_check").fetchone()[0]
+        except sqlite3.OperationalError as err:
+            if _is_locked(err):
+                raise
+            raise _Unusable("corrupt", f"unreadable: {err}") from err
+        except sqlite3.DatabaseError as err:
+            raise _Unusable("corrupt", f"not a database: {err}") from err
+        if result != "ok":
+            raise _Unusable("corrupt", f"integrity check failed: {result}")
+        if version > schema.SCHEMA_VERSION:
+            raise _Unusable(
+                "newer", f"written by a newer todo-ls (schema {version} > {schema.SCHEMA_VERSION})"
+            )
+
+    def _move_aside(self, suffix: str, why: str) -> None:
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        target = self.path.with_name(f"{self.path.name}.{suffix}-{stamp}")
+        n = 1
+        while target.exists():
+            target = self.path.with_name(f"{self.path.name}.{suffix}-{stamp}-{n}")
+            n += 1
+        os.replace(self.path, target)
+        # The old WAL belongs to the old file; a fresh database must not replay it.
+        for extra in ("-wal", "-shm"):
+            with contextlib.suppress(FileNotFoundError):
+                os.replace(f"{self.path}{extra}", f"{target}{extra}")
+        self._warn(
+            f"todo-ls state store {self.path} was {why}; moved it to {target.name} and started "
+            "a fresh one (subscriptions made by command and pauses were reset)"
+        )
+
+    def _migrate(self) -> None:
+        def step() -> None:
+            with self._write() as conn:
+                version = conn.execute("PRAGMA user_version").fetchone()[0]
+                for statements in schema.MIGRATIONS[version:]:
+                    for statement in statements:
+                        conn.execute(statement)
+                if version < schema.SCHEMA_VERSION:
+                    conn.execute(f"PRAGMA user_version = {schema.SCHEMA_VERSION}")
+
+        self._retry(step)
+
+    # plumbing
+
+    @property
+    def _db(self) -> sqlite3.Connection:
+        assert self._conn is not None, "store used while opening failed"
+        return self._conn
+
+    @contextlib.contextmanager
+    def _guarded(self) -> Iterator[None]:
+        """Hold the store's lock; an SQLite error raised inside leaves as a `StoreError`. The
+        one place where the store's users stop seeing `sqlite3`."""
+        with self._lock:
+            try:
+                yield
+            except sqlite3.Error as err:
+                raise StoreError(self.path, err) from err
+
+    def _retry(self, action: Callable[[], _T]) -> _T:
+        """Run `action`, retrying when another process holds the database longer than the busy
+        timeout (busy_timeout already waits; this covers the cases SQLite reports at once)."""
+        for attempt in range(_LOCK_RETRIES):
+            try:
+                return action()
+            except sqlite3.OperationalError as err:
+                if not _is_locked(err) or attempt == _LOCK_RETRIES - 1:
+                    raise
+                time.sleep(min(0.01 * 2**attempt, 0.5))
+        raise AssertionError("unreachable")
+
+    @contextlib.contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction, taken before the first read (BEGIN IMMEDIATE) so that what
+        it reads cannot change before it commits."""
+        conn = self._db
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield conn
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+
+    def _transaction(
+        self, body: Callable[[sqlite3.Connection], _T], session: str | None = None
+    ) -> _T:
+        """Run `body` in one write transaction. `session`: the only session whose rows it
+        writes (None: any), so that only its cached reads, and the reads over every session,
+        are forgotten: a session's interrupt or new episode must not make the next decision
+        of each of 200 other sessions read the store again."""
+
+        def run() -> _T:
+            with self._write() as conn:
+                return body(conn)
+
+        with self._guarded():
+            try:
+                return self._retry(run)
+            finally:
+                # This connection's commits do not move data_version: forget what they touched.
+                if session is None:
+                    self._reads.clear()
+                else:
+                    self._reads.pop(session, None)
+                    self._reads.pop("", None)
+
+    def _cached(
+        self, session: str, key: tuple[object, ...], read: Callable[[sqlite3.Connection], _T]
+    ) -> _T:
+        """`read(conn)`, a read of `session`'s rows ("": of every session's), remembered until
+        they change: a write through this store forgets the reads of the session it writes,
+        and `PRAGMA data_version` moves when another connection commits (all are forgotten).
+
+        On an event loop, one version check serves every read until the loop's next turn: the
+        language server reads the pauses and the nudge history for every decision, and a turn
+        handles all the events of one socket read (dozens on a busy stream), so a check per read
+        was most of the store's cost. A commit by another process is therefore seen by every
+        read that starts in a later turn of the loop, a few milliseconds at most. Without a
+        running loop (the hook, tests) every read checks."""
+        loop = _running_loop()
+        checked = loop is not None and getattr(self._checked, "loop", None) is loop
+        with self._guarded():
+            reads = self._reads.get(session)
+            if checked and reads is not None and key in reads:
+                hit: _T = reads[key]  # fresh for this turn: no query at all
+                return hit
+
+            def run() -> _T:
+                conn = self._db
+                if not checked:
+                    version = conn.execute("PRAGMA data_version").fetchone()[0]
+                    if version != self._read_version:
+                        self._reads.clear()
+                        self._read_version = version
+                    if loop is not None:
+                        self._checked.loop = loop
+                        loop.call_soon(self._turn_ended)
+                reads = self._reads.get(session)
+                if reads is None:
+                    if len(self._reads) >= _READ_CACHE_SESSIONS:
+                        self._reads.clear()
+                    reads = self._reads[session] = {}
+                if key not in reads:
+                    if len(reads) >= _READ_CACHE_PER_SESSION:
+                        reads.clear()
+                    reads[key] = read(conn)
+                value: _T = reads[key]
+                return value
+
+            return self._retry(run)
+
+    def _turn_ended(self) -> None:
+        """Runs at the loop's next turn (in the loop's thread): the next read checks again."""
+        self._checked.loop = None
+
+    def _query(self, sql: str, params: Sequence[object] = ()) -> list[Any]:
+        with self._guarded():
+            return self._retry(lambda: self._db.execute(sql, params).fetchall())
+
+    def data_version(self) -> int:
+        """SQLite's `PRAGMA data_version`: it moves when another connection commits, so a
+        process can notice other processes' writes with one cheap query."""
+        return int(self._query("PRAGMA data_version")[0][0])
+
+    def close(self) -> None:
+        """Close the connection (the WAL is checkpointed by the last one to close)."""
+        with self._guarded():
+            self._db.close()
+
+
+def _running_loop() -> AbstractEventLoop | None:
+    """The event loop running in this thread, if any. Without importing asyncio: the hook
+    process never loads it, and its start-up time counts on every turn of an agent."""
+    asyncio = sys.modules.get("asyncio")
+    if asyncio is None:
+        return None
+    try:
+        loop: AbstractEventLoop = asyncio.get_running_loop()
+    except RuntimeError:
+        return None
+    return loop
