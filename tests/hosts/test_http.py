@@ -14,6 +14,7 @@ import pytest
 from todo_ls.hosts.base import HostError
 from todo_ls.hosts.http import Backoff, HostHttp, reconnect_forever
 from todo_ls.hosts.redaction import Redactor
+from todo_ls.supervisor.clock import FakeClock
 
 PASSWORD = "s3cr3t-pw"
 TOKEN = base64.b64encode(f"opencode:{PASSWORD}".encode()).decode()
@@ -77,8 +78,13 @@ async def test_get_retries_a_timeout_but_post_does_not() -> None:
             raise httpx.ReadTimeout("hang", request=request)
         return httpx.Response(200, json={"healthy": True})
 
-    http = _http(handler)
-    assert await http.get_json("/global/health") == {"healthy": True}
+    clock = FakeClock()
+    http = _http(handler, clock=clock)
+    answer = asyncio.ensure_future(http.get_json("/global/health"))
+    assert await clock.next_wait() == pytest.approx(0.2)  # the pause before the retry
+    assert calls == ["GET"] and not answer.done()
+    clock.advance(0.2)
+    assert await answer == {"healthy": True}
     with pytest.raises(HostError) as info:
         await http.send("POST", "/session/x/prompt_async", json={})
     assert info.value.kind == "timeout"
@@ -200,11 +206,8 @@ def test_backoff_is_capped_and_jittered() -> None:
 
 
 async def test_reconnect_forever_backs_off_until_healthy() -> None:
-    slept: list[float] = []
+    clock = FakeClock()
     runs = 0
-
-    async def sleep(seconds: float) -> None:
-        slept.append(seconds)
 
     async def connect(mark_healthy: Callable[[], None]) -> AsyncIterator[str]:
         nonlocal runs
@@ -214,15 +217,21 @@ async def test_reconnect_forever_backs_off_until_healthy() -> None:
             raise HostError("unreachable", "down")
         mark_healthy()
 
-    backoff = Backoff(initial=1, factor=2, cap=60, random=lambda: 1.0, sleep=sleep)
-    seen: list[str] = []
-    async for item in reconnect_forever(connect, lambda e: f"drop:{e}", backoff):
-        seen.append(item)
-        if len(seen) == 8:
-            break
+    backoff = Backoff(initial=1, factor=2, cap=60, random=lambda: 1.0, clock=clock)
+    items = reconnect_forever(connect, lambda e: f"drop:{e}", backoff)
+    seen = [await anext(items), await anext(items)]
+    waited: list[float] = []
+    while len(seen) < 8:
+        after_drop = asyncio.ensure_future(anext(items))
+        waited.append(await clock.next_wait())
+        clock.advance(waited[-1] - 0.001)  # not a moment before the backoff is over
+        await asyncio.sleep(0)
+        assert not after_drop.done()
+        clock.advance(0.001)
+        seen += [await after_drop, await anext(items)]
     assert seen == ["open1", "drop:down", "open2", "drop:down", "open3", "drop:None", "open4",
                     "drop:None"]  # fmt: skip
-    assert slept == [2, 4, 1]
+    assert waited == pytest.approx([2, 4, 1])
 
 
 def test_redactor_and_log_records(caplog: pytest.LogCaptureFixture) -> None:

@@ -48,10 +48,6 @@ class FlakyServer:
         await self.end_stream.wait()
 
 
-async def _no_wait(seconds: float) -> None:
-    await asyncio.sleep(0)
-
-
 async def _until(stream: AsyncIterator[ev.HostEvent], kind: type) -> list[ev.HostEvent]:
     got: list[ev.HostEvent] = []
     async for event in stream:
@@ -68,7 +64,7 @@ async def test_an_outage_is_logged_once_and_the_recovery_once(
     http = HostHttp(
         "http://127.0.0.1:4096", password=None, transport=httpx.MockTransport(server.handler)
     )
-    host = OpenCodeV1Host(http, version=None, backoff=Backoff(sleep=_no_wait))
+    host = OpenCodeV1Host(http, version=None, backoff=Backoff(initial=0.0))
     stream = host.watch()
     caplog.set_level(logging.DEBUG, logger="todo_ls.hosts.opencode_v1.adapter")
 

@@ -5,8 +5,9 @@ headless supervisors: two `todo-ls supervise` and two language servers over stdi
 JSON-RPC client). Against (a) the fake OpenCode 2.x server and (b) a real OpenCode 1.18.33,
 each opportunity (a session of the project that ends its turn with open items) must get
 exactly one nudge: with every process up, after one was killed with SIGKILL, and across a
-server restart. All processes run with the default timings (settle 5 s, 45 s between nudges
-of a session), so every phase uses its own session.
+server restart. Against the fake server every process settles for `SETTLE_S` (a project file):
+they all arm their timer on the same end of turn, so they race for the claim at any settle. The
+pause between nudges of a session is the default (45 s), so every phase uses its own session.
 """
 
 from __future__ import annotations
@@ -35,6 +36,11 @@ pytestmark = pytest.mark.timeout(240)
 TODO_LS = [sys.executable, "-m", "todo_ls"]
 PLAN = "# Plan\n\n- [ ] ship the release\n- [x] write the notes\n"
 WAIT = 20.0  # generous upper bound for one settle (5 s) plus reconnects on a busy machine
+SETTLE_S = 1.0
+# Once every process has shown the session idle, each one's settle timer falls due within
+# SETTLE_S; a second nudge would reach the server a claim and a request later. Every phase
+# waits this long after the first nudge for one.
+QUIET_S = SETTLE_S + 2.0
 
 
 class Member:
@@ -46,6 +52,7 @@ class Member:
         self.proc = proc
         self.connected = False
         self.output: list[str] = []
+        self.idle_seen: set[str] = set()  # sessions it has shown idle
         threading.Thread(target=self._drain, daemon=True).start()
 
     def _drain(self) -> None:
@@ -55,6 +62,8 @@ class Member:
                 for raw in self.proc.stdout:
                     line = raw.decode(errors="replace").rstrip()
                     self.output.append(line)
+                    if line.partition(" ")[2].startswith("idle"):  # `ses_x idle · …`
+                        self.idle_seen.add(line.partition(" ")[0])
                     if line.startswith("connected to"):
                         self.connected = True
                     elif line.startswith("not connected"):
@@ -63,8 +72,12 @@ class Member:
             while self.proc.poll() is None:
                 message = read_message(self.proc)
                 if message.get("method") == "todoLs/status":
-                    host = message["params"]["supervisor"].get("host") or {}
+                    supervisor = message["params"]["supervisor"]
+                    host = supervisor.get("host") or {}
                     self.connected = bool(host.get("connected"))
+                    for session in supervisor["sessions"]:
+                        if session["state"] == "idle":
+                            self.idle_seen.add(session["id"])
                 elif "id" in message and "method" in message:  # a request: answer null
                     self._reply(message["id"])
         except (AssertionError, OSError, ValueError):
@@ -130,6 +143,15 @@ class Fleet:
             f"{session_id} seen by every headless process",
         )
 
+    def wait_idle_seen(self, session_id: str) -> None:
+        """Until every live member has shown `session_id` idle: each one's settle has begun."""
+        live = [m for m in self.members if m.proc.poll() is None]
+        wait_for(
+            lambda: all(session_id in m.idle_seen for m in live),
+            WAIT,
+            f"{session_id} idle in every process",
+        )
+
     def stop(self) -> None:
         for member in self.members:
             if member.proc.poll() is None:
@@ -153,7 +175,10 @@ def wait_for(condition: Callable[[], bool], timeout: float, what: str) -> None:
 def exactly_one(count: Callable[[], int], what: str, quiet: float = 8.0) -> None:
     """One arrives within WAIT, and no second one in the `quiet` seconds after it."""
     wait_for(lambda: count() >= 1, WAIT, f"a nudge for {what}")
-    time.sleep(quiet)
+    deadline = time.monotonic() + quiet
+    while time.monotonic() < deadline:  # a second one fails at once, not after the quiet
+        assert count() == 1, f"{count()} nudges for {what}"
+        time.sleep(0.05)
     assert count() == 1, f"{count()} nudges for {what}"
 
 
@@ -196,6 +221,8 @@ def test_fake_v2_one_nudge_per_opportunity_through_kill_and_restart(
 ) -> None:
     fake = FakeV2Server(password="fleet-pw", heartbeat_s=2.0)
     server = ServerThread(fake)
+    settle_ms = int(SETTLE_S * 1000)
+    (folder / "todo-ls.toml").write_text(f"[supervisor]\nsettleMs = {settle_ms}\n", "utf-8")
     try:
         fleet = fleet_factory(folder, fake.url, {"OPENCODE_PASSWORD": fake.password})
         start_four(fleet)
@@ -210,7 +237,8 @@ def test_fake_v2_one_nudge_per_opportunity_through_kill_and_restart(
 
         # Every process up: one nudge.
         opportunity("ses_all")
-        exactly_one(nudges("ses_all"), "ses_all with 4 processes")
+        fleet.wait_idle_seen("ses_all")
+        exactly_one(nudges("ses_all"), "ses_all with 4 processes", QUIET_S)
         # The headless ones saw it too (and lost the claim): the single nudge is not luck.
         for member in fleet.members:
             if member.kind == "supervise":
@@ -219,7 +247,8 @@ def test_fake_v2_one_nudge_per_opportunity_through_kill_and_restart(
         # One killed mid-run, just as the next opportunity arises: the others send one.
         opportunity("ses_kill")
         fleet.members[0].kill()
-        exactly_one(nudges("ses_kill"), "ses_kill after a SIGKILL")
+        fleet.wait_idle_seen("ses_kill")
+        exactly_one(nudges("ses_kill"), "ses_kill after a SIGKILL", QUIET_S)
 
         # The server restarts between the end of the turn and the nudge: one after reconnect.
         opened = fake.streams_opened
@@ -228,7 +257,7 @@ def test_fake_v2_one_nudge_per_opportunity_through_kill_and_restart(
         server.run(fake.stop())
         server.run(fake.start())
         wait_for(lambda: fake.streams_opened >= opened + 3, WAIT, "3 processes reconnected")
-        exactly_one(nudges("ses_restart"), "ses_restart across a server restart")
+        exactly_one(nudges("ses_restart"), "ses_restart across a server restart", QUIET_S)
         # Nothing earlier was nudged again by the reconnects.
         assert nudges("ses_all")() == 1 and nudges("ses_kill")() == 1
     finally:

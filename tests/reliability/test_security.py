@@ -11,13 +11,16 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
+import jsonrpc_frames
 import pytest
 from fake_v2 import FakeV2Server, Variant
-from reliability_support import ServerThread, initialize_over_stdio
+from reliability_support import ServerThread, initialize_over_stdio, read_message, wait_until
 
 from todo_ls.store import DB_NAME, Store
 
@@ -90,8 +93,23 @@ def test_stdio_server_listens_on_no_socket(tmp_path: Path, env: dict[str, str]) 
     with running(args, env, **pipes) as proc:
         answer = initialize_over_stdio(proc, tmp_path)
         assert "capabilities" in answer["result"]  # type: ignore[operator]
-        time.sleep(0.5)  # the supervisor is up and trying its host (outbound only)
+        host_tried(proc)  # the supervisor is up and has tried its host (outbound only)
         assert listening(proc.pid) == []
+
+
+def host_tried(proc: subprocess.Popen[bytes]) -> None:
+    """Read the server's messages (answering its requests) until a `todoLs/status` says the
+    supervisor connected to a host or failed to."""
+    assert proc.stdin is not None
+    while True:
+        message: dict[str, Any] = read_message(proc)
+        if "id" in message and "method" in message:  # a request of the server: answer null
+            proc.stdin.write(jsonrpc_frames.encode({"id": message["id"], "result": None}))
+            proc.stdin.flush()
+        elif message.get("method") == "todoLs/status":
+            host = message["params"]["supervisor"]["host"] or {}
+            if host.get("connected") or host.get("error"):
+                return
 
 
 def test_tcp_server_binds_loopback_by_default(tmp_path: Path, env: dict[str, str]) -> None:
@@ -116,17 +134,29 @@ def _forms(secret: str) -> list[str]:
     return [secret, token, f"opencode:{secret}"]
 
 
-def supervise_output(fake: FakeV2Server, env: dict[str, str], seconds: float) -> str:
-    """Everything `todo-ls supervise --log-level DEBUG` prints in `seconds`."""
+def supervise_output(fake: FakeV2Server, env: dict[str, str], until: Callable[[str], bool]) -> str:
+    """Everything `todo-ls supervise --log-level DEBUG` prints until its output so far
+    satisfies `until`, and then until it has ended on SIGTERM."""
     folder = Path(env["HOME"]) / "project"
     folder.mkdir(parents=True, exist_ok=True)
     args = [*TODO_LS, "supervise", "--url", fake.url, "--directory", str(folder)]
     args += ["--log-level", "DEBUG"]
+    lines: list[str] = []
     with running(args, env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT) as proc:
-        time.sleep(seconds)
-        proc.send_signal(signal.SIGTERM)
-        out, _ = proc.communicate(timeout=10)
-    return out.decode(errors="replace")
+        assert proc.stdout is not None
+        stdout = proc.stdout
+        reader = threading.Thread(
+            target=lambda: lines.extend(raw.decode(errors="replace") for raw in stdout),
+            daemon=True,
+        )
+        reader.start()
+        try:
+            wait_until(lambda: until("".join(lines)), 30, "the expected output")
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            proc.wait(10)
+            reader.join(10)
+    return "".join(lines)
 
 
 def test_password_is_in_no_log_line_when_it_works(env: dict[str, str]) -> None:
@@ -137,7 +167,11 @@ def test_password_is_in_no_log_line_when_it_works(env: dict[str, str]) -> None:
     try:
         project = str(Path(env["HOME"]) / "project")
         server.call(fake.add_session, "ses_sec", project)
-        out = supervise_output(fake, {**env, "OPENCODE_PASSWORD": PASSWORD}, 3.0)
+        out = supervise_output(
+            fake,
+            {**env, "OPENCODE_PASSWORD": PASSWORD},
+            lambda out: "connected to opencode-v2" in out and "/api/event" in out,
+        )
     finally:
         server.stop()
     assert "connected to opencode-v2" in out, out[-2000:]
@@ -158,7 +192,9 @@ def test_password_is_in_no_401_error(env: dict[str, str], variant: Variant, env_
     fake = FakeV2Server(password=PASSWORD, variant=variant)
     server = ServerThread(fake)
     try:
-        out = supervise_output(fake, {**env, env_name: wrong}, 2.0)
+        out = supervise_output(
+            fake, {**env, env_name: wrong}, lambda out: "401" in out and env_name in out
+        )
     finally:
         server.stop()
     assert "401" in out and env_name in out, out[-2000:]

@@ -13,7 +13,8 @@ What lives here, and why:
   lines are skipped, an event larger than `max_event_bytes` is dropped whole, and frames come
   out as `httpx_sse.ServerSentEvent`. The stream read itself has no timeout: the watchdog ends
   it (as a `HostError("timeout")`) when nothing arrives for `idle_timeout` seconds.
-- `Backoff` and `reconnect_forever`: capped, jittered reconnect with injectable sleep and random;
+- `Backoff` and `reconnect_forever`: capped, jittered reconnect with an injectable clock and
+  random (every wait here is on a `Clock`, so tests drive time instead of sleeping);
   `OutageLog`: one log line when a connection is lost and one when it is back, not one per retry.
 - Secrets are scrubbed from error text and from the process's log records by
   `todo_ls.hosts.redaction`.
@@ -36,6 +37,7 @@ from httpx_sse import ServerSentEvent
 
 from todo_ls.hosts.base import ErrorKind, HostError
 from todo_ls.hosts.redaction import Redactor, install_log_redaction
+from todo_ls.supervisor.clock import Clock, SystemClock
 
 log = logging.getLogger(__name__)
 
@@ -48,6 +50,7 @@ DEFAULT_USERNAME = "opencode"
 # connections it holds: 200 sessions nudged at once, p99 after settleMs 44-48 ms with 16
 # against 33-43 ms with 4 (bench_supervisor --only nudge, load ~2).
 MAX_CONCURRENT_REQUESTS = 4
+RETRY_PAUSE_S = 0.2  # `send` waits this, then twice this, ... between its attempts
 
 
 # --- backoff and reconnect ----------------------------------------------------------------
@@ -56,13 +59,13 @@ MAX_CONCURRENT_REQUESTS = 4
 @dataclass
 class Backoff:
     """Capped exponential backoff with jitter: attempt n waits between half and all of
-    `min(cap, initial * factor**n)` seconds. `sleep` and `random` are injectable for tests."""
+    `min(cap, initial * factor**n)` seconds, on `clock`. `clock` and `random` are for tests."""
 
     initial: float = 0.5
     factor: float = 2.0
     cap: float = 30.0
     random: Callable[[], float] = field(default=random.random)
-    sleep: Callable[[float], Awaitable[None]] = field(default=asyncio.sleep)
+    clock: Clock = field(default_factory=SystemClock)
 
     def delay(self, attempt: int) -> float:
         """Seconds to wait before reconnect attempt `attempt` (0-based)."""
@@ -70,7 +73,7 @@ class Backoff:
         return base * (0.5 + 0.5 * self.random())
 
     async def wait(self, attempt: int) -> None:
-        await self.sleep(self.delay(attempt))
+        await self.clock.sleep(self.delay(attempt))
 
 
 class OutageLog:
@@ -285,7 +288,8 @@ class HostHttp:
 
     `base_url` is the server root; `password` None means no auth. `auth_hint` ends the 401
     message (e.g. "check OPENCODE_SERVER_PASSWORD"). `transport` lets tests plug in
-    `httpx.MockTransport`.
+    `httpx.MockTransport`; the pause between retries is on `clock` (real time by default), which
+    the adapters' reconnect backoff uses too.
     """
 
     def __init__(
@@ -299,8 +303,10 @@ class HostHttp:
         connect_timeout: float = 2.0,
         retries: int = 2,
         transport: httpx.AsyncBaseTransport | None = None,
+        clock: Clock | None = None,
     ) -> None:
         self.base_url = base_url.rstrip("/")
+        self.clock = clock or SystemClock()
         self.redactor = Redactor()
         auth: httpx.BasicAuth | None = None
         if password:
@@ -392,7 +398,7 @@ class HostHttp:
                 raise self.status_error(response, what)
             if attempt < self._retries:
                 log.debug("%s failed (%s); retrying", what, self.redactor.scrub(_describe(last)))
-                await asyncio.sleep(0.2 * (attempt + 1))
+                await self.clock.sleep(RETRY_PAUSE_S * (attempt + 1))
         assert last is not None
         raise self.error(last, what) from None
 

@@ -12,7 +12,6 @@ hook nudges them at their next Stop. `watch` notices other processes' writes by 
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import os
 from collections.abc import Callable, Sequence
@@ -209,7 +208,7 @@ class HookSessions:
                 if seen is not None:
                     changed()
                 seen = version
-            await asyncio.sleep(POLL_S)
+            await self._clock.sleep(POLL_S)
 
 
 def _status(todo: object) -> str:

@@ -16,6 +16,7 @@ from typing import Any
 from todo_ls.checklist import FileItem, Progress
 from todo_ls.server.core import TodoLanguageServer
 from todo_ls.server.wire import RawJson, raw_protocol
+from todo_ls.supervisor.clock import Clock, SystemClock, Timer
 from todo_ls.workspace import FileState, Folder
 
 METHOD = "todoLs/status"
@@ -110,15 +111,18 @@ def open_items(ls: TodoLanguageServer, only: Folder | None) -> list[dict[str, An
 
 class StatusPublisher:
     """Sends `todoLs/status` when it changed, at most once per `MIN_INTERVAL`, and rebuilds it
-    no sooner than `COST_FACTOR` times its last rebuild's duration."""
+    no sooner than `COST_FACTOR` times its last rebuild's duration. Waits on `clock` (real
+    time by default; tests pass a `FakeClock`)."""
 
-    def __init__(self, ls: TodoLanguageServer) -> None:
+    def __init__(self, ls: TodoLanguageServer, clock: Clock | None = None) -> None:
         self._ls = ls
+        self._clock = clock or SystemClock()
         self._last: dict[str, dict[str, Any]] = {}  # by workspace folder URI
         self._last_lens: object = None
         self._last_sent_at = float("-inf")
         self._next_build_at = float("-inf")
-        self._pending: asyncio.TimerHandle | None = None
+        self._build_pause = 0.0  # COST_FACTOR times the last rebuild's duration
+        self._pending: Timer | None = None
         self._stopped = False
 
     def schedule(self) -> None:
@@ -126,12 +130,15 @@ class StatusPublisher:
         if self._pending is not None or self._stopped:
             return
         try:
-            loop = asyncio.get_running_loop()
+            asyncio.get_running_loop()  # the clock's timers run on it
         except RuntimeError:
             return
-        now = time.monotonic()
+        now = self._clock.now()
         delay = max(0.0, self._last_sent_at + MIN_INTERVAL - now, self._next_build_at - now)
-        self._pending = loop.call_later(delay, self.flush)
+        # The clock is wall time: set back, the recorded times lie ahead, and the wait must
+        # still end after the longest one the rules ask for.
+        delay = min(delay, max(MIN_INTERVAL, self._build_pause))
+        self._pending = self._clock.call_at(now + delay, self.flush)
 
     def stop(self) -> None:
         """The server shuts down: send nothing more."""
@@ -144,14 +151,16 @@ class StatusPublisher:
         """Compute each folder's payload now and send those that changed."""
         self._pending = None
         ls = self._ls
-        started = time.monotonic()
+        started = self._clock.now()
+        # The rebuild's cost is CPU time spent, measured, not waited: a performance counter.
+        began = time.perf_counter()
         payloads = {folder.uri: status_payload(ls, folder) for folder in ls.workspace_index.folders}
-        cost = time.monotonic() - started
-        if COST_FACTOR * cost > MIN_INTERVAL:
-            self._next_build_at = started + COST_FACTOR * cost
+        self._build_pause = COST_FACTOR * (time.perf_counter() - began)
+        if self._build_pause > MIN_INTERVAL:
+            self._next_build_at = started + self._build_pause
         for uri, payload in payloads.items():
             if payload != self._last.get(uri):
-                self._last_sent_at = time.monotonic()
+                self._last_sent_at = self._clock.now()
                 # Encoded here: pygls would copy the payload (an entry per file) through cattrs.
                 raw_protocol(ls.protocol).notify_raw(METHOD, RawJson(json.dumps(payload)))
         self._last = payloads

@@ -1,7 +1,8 @@
 """The injected clock: wall time in epoch seconds plus one-shot timers.
 
-The runtime never reads time or sleeps by itself, so tests drive time with `FakeClock.advance`
-and never sleep.
+Nothing that waits reads time or sleeps by itself (the runtime, the hosts' retries and
+reconnect backoff, the hook sessions' poll, the status publisher): each takes a `Clock`, so
+tests drive time with `FakeClock.advance` and never sleep.
 """
 
 from __future__ import annotations
@@ -107,6 +108,18 @@ class FakeClock:
             if not timer.cancelled:
                 timer.callback()
         self._now = target
+
+    async def next_wait(self, max_steps: int = 1000) -> float:
+        """Let the event loop run until something waits on this clock; the seconds until the
+        earliest live timer falls due. Raises `AssertionError` when nothing comes to wait."""
+        import asyncio
+
+        for _ in range(max_steps):
+            due = self.pending
+            if due:
+                return due[0] - self._now
+            await asyncio.sleep(0)
+        raise AssertionError("nothing waits on the clock")
 
     @property
     def pending(self) -> list[float]:

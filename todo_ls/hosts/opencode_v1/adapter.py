@@ -66,7 +66,7 @@ class OpenCodeV1Host:
         self._kind: V1Kind = kind
         self._directories = tuple(directories)
         self._idle_timeout = 2 * heartbeat_interval + 5  # two missed heartbeats, some slack
-        self._backoff = backoff or Backoff()
+        self._backoff = backoff or Backoff(clock=http.clock)
         self._now = now
         self._recent = recent_seconds
         self._memory = V1Memory()

@@ -82,7 +82,7 @@ class OpenCodeV2Host:
         self._http = http
         self._version = version
         self._idle_timeout = idle_timeout
-        self._backoff = backoff or Backoff()
+        self._backoff = backoff or Backoff(clock=http.clock)
         self._shell_poll_s = shell_poll_s
         self._stat = stat
         self._memory = WireMemory()
