@@ -58,9 +58,7 @@ async def started() -> AsyncIterator[list[Editor]]:
 
 
 def warnings(editor: Editor) -> str:
-    return "\n".join(
-        m.message for m in editor.client.messages if m.type == types.MessageType.Warning
-    )
+    return "\n".join(editor.take_messages(types.MessageType.Warning))
 
 
 def _host_tried(status: Any) -> bool:
@@ -150,7 +148,7 @@ async def test_the_editors_settings_still_choose_every_one_of_those_keys(
     # The password went to the user's server only: not into the status, a message or the log.
     await editor.wait_status(lambda s: getattr(s.supervisor.host, "error", None))
     shown = json.dumps(_plain(editor.statuses))
-    shown += "".join(m.message for m in [*editor.client.messages, *editor.client.log_messages])
+    shown += "".join([*editor.take_messages(), *(m.message for m in editor.client.log_messages)])
     assert repo.listener.url in shown  # the status and the log were seen
     assert "the-users-own-password" not in shown and token not in shown
     assert repo.leaked(shown) == []
