@@ -176,4 +176,12 @@ async def test_the_nudge_lists_only_the_folders_own_items(
         [(_, request)] = fake.synthetic_requests
         assert INSIDE_ITEM in request["text"]
         assert repo.leaked(json.dumps(request)) == []
+        # The 2.x host shows no toast: the editor tells the user about the nudge.
+        await until(lambda: any(m.type == types.MessageType.Info for m in editor.client.messages))
+        (told,) = editor.take_messages(types.MessageType.Info)
+        assert told.startswith("todo-ls: agent: Idle nudge #1") and "1 of 2 todos left" in told
     assert repo.listener.requests == []
+    # What the project file may not set or subscribe was refused aloud (as tested above).
+    refused = editor.take_messages(types.MessageType.Warning)
+    assert refused and all(": ignoring " in w for w in refused), refused
+    assert f"{repo.project_file}: ignoring todoLs.supervisor.url: " in "\n".join(refused)
