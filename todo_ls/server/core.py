@@ -70,7 +70,7 @@ class TodoLanguageServer(LanguageServer):
         self._subscription_hook: Callable[[], None] = lambda: None
         self._tasks: set[asyncio.Task[Any]] = set()
 
-    # --- the client ---------------------------------------------------------------------
+    # --- the client ----------------------------------------------------------------------
 
     @property
     def encoding(self) -> Encoding:
