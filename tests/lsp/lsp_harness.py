@@ -330,13 +330,16 @@ class Editor:
 
     def unhandled(self) -> list[str]:
         """What the server sent that nothing handled (forgotten once returned): showMessages
-        no test took, requests the client never advertised."""
+        no test took, requests the client never advertised, any `window/showDocument` (which
+        pytest-lsp answers silently and todo-ls never sends)."""
         found = [
             *self.unexpected,
             *(f"window/showMessage {m.type.name}: {m.message!r}" for m in self.client.messages),
+            *(f"window/showDocument {d.uri}" for d in self.client.shown_documents),
         ]
         self.unexpected.clear()
         self.client.messages.clear()
+        self.client.shown_documents.clear()
         return found
 
     def configure(self, settings: dict[str, Any], folder: Path | None = None) -> None:
