@@ -2,26 +2,46 @@
 
 Every test runs twice: with Neovim 0.11's capabilities (utf-8, pull diagnostics, inlay hints)
 and with a modern VS Code set (utf-16, pull diagnostics, inlay-hint and code-lens refresh,
-applyEdit, dynamic file-watcher registration).
+applyEdit, dynamic file-watcher registration). `@pytest.mark.client(**features)` turns
+features of that client on or off for one test (`lsp_harness.capabilities`).
+
+After every test, each server it talked to must have had every message handled: a
+`window/showMessage` the test did not take, or a refresh request its client did not
+advertise, fails the test and is named (`Editor.unhandled`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 import pytest_asyncio
-from lsp_harness import PLAN, TIMEOUT, Editor, start_editor
+from lsp_harness import PLAN, STARTED, TIMEOUT, Editor, start_editor
 from pytest_lsp import LanguageClient
 
 # The fake OpenCode 2.x server of the host tests stands in for a registered service.
 _HOSTS = str(Path(__file__).resolve().parents[1] / "hosts")
 if _HOSTS not in sys.path:
     sys.path.append(_HOSTS)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "client(**features): the `editor` client's features for this test"
+    )
+
+
+@pytest.fixture(autouse=True)
+def every_server_message_handled() -> Iterator[None]:
+    """Fail the test when a server it talked to sent something nothing handled."""
+    yield
+    unhandled = [f"{e.caps} server: {what}" for e in STARTED for what in e.unhandled()]
+    STARTED[:] = [e for e in STARTED if not e.client.stopped]
+    assert not unhandled, "server messages no test expected:\n" + "\n".join(unhandled)
 
 
 @pytest.fixture(params=["neovim", "vscode"])
@@ -51,9 +71,15 @@ def settings() -> dict[str, Any] | None:
 
 @pytest_asyncio.fixture
 async def editor(
-    root: Path, caps: str, settings: dict[str, Any] | None, state_dir: Path
+    request: pytest.FixtureRequest,
+    root: Path,
+    caps: str,
+    settings: dict[str, Any] | None,
+    state_dir: Path,
 ) -> AsyncIterator[Editor]:
-    editor = await start_editor(root, caps, settings, state_dir)
+    marker = request.node.get_closest_marker("client")
+    features = marker.kwargs if marker is not None else None
+    editor = await start_editor(root, caps, settings, state_dir, features=features)
     # The first status marks the end of the server's initialized handling.
     await editor.wait_status(lambda s: True)
     yield editor

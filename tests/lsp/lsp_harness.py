@@ -5,7 +5,11 @@ conftest` finds whichever suite's conftest came first); the fixtures are in conf
 
 Every test runs twice: with Neovim 0.11's capabilities (utf-8, pull diagnostics, inlay hints)
 and with a modern VS Code set (utf-16, pull diagnostics, inlay-hint and code-lens refresh,
-applyEdit, dynamic file-watcher registration).
+applyEdit, dynamic file-watcher registration); `capabilities` builds a variant for one test.
+
+Every server message must be handled: a `window/showMessage` the test did not take
+(`Editor.take_messages`) and a refresh request the client did not advertise fail the test at
+teardown (`Editor.unhandled`, checked in conftest.py).
 """
 
 from __future__ import annotations
@@ -123,31 +127,107 @@ def vscode_capabilities() -> types.ClientCapabilities:
     )
 
 
-def neovim_push_capabilities() -> types.ClientCapabilities:
-    """Neovim 0.11's set without pull diagnostics (0.10 and older, or pull turned off)."""
-    caps = client_capabilities("neovim")
-    assert caps.text_document is not None
-    caps.text_document.diagnostic = None
-    return caps
+def _workspace(caps: types.ClientCapabilities) -> types.WorkspaceClientCapabilities:
+    caps.workspace = caps.workspace or types.WorkspaceClientCapabilities()
+    return caps.workspace
 
 
-CAPABILITIES: dict[str, Callable[[], types.ClientCapabilities]] = {
+def _text(caps: types.ClientCapabilities) -> types.TextDocumentClientCapabilities:
+    caps.text_document = caps.text_document or types.TextDocumentClientCapabilities()
+    return caps.text_document
+
+
+def _symbols(caps: types.ClientCapabilities) -> types.DocumentSymbolClientCapabilities:
+    text = _text(caps)
+    text.document_symbol = text.document_symbol or types.DocumentSymbolClientCapabilities()
+    return text.document_symbol
+
+
+def _folding(caps: types.ClientCapabilities) -> types.FoldingRangeClientCapabilities:
+    text = _text(caps)
+    text.folding_range = text.folding_range or types.FoldingRangeClientCapabilities()
+    return text.folding_range
+
+
+def _set_watched_files(caps: types.ClientCapabilities, on: bool) -> None:
+    _workspace(caps).did_change_watched_files = types.DidChangeWatchedFilesClientCapabilities(
+        dynamic_registration=on, relative_pattern_support=on
+    )
+
+
+def _set_window_progress(caps: types.ClientCapabilities, on: bool) -> None:
+    caps.window = caps.window or types.WindowClientCapabilities()
+    caps.window.work_done_progress = on
+
+
+# How a client says it has (or lacks) each feature, by the names of the server's
+# `ClientFeatures` fields (the server resolves them back, see test_client_features.py).
+FEATURES: dict[str, Callable[[types.ClientCapabilities, bool], None]] = {
+    "pull_diagnostics": lambda c, on: setattr(
+        _text(c), "diagnostic", types.DiagnosticClientCapabilities() if on else None
+    ),
+    "diagnostic_refresh": lambda c, on: setattr(
+        _workspace(c),
+        "diagnostics",
+        types.DiagnosticWorkspaceClientCapabilities(refresh_support=on),
+    ),
+    "inlay_hint_refresh": lambda c, on: setattr(
+        _workspace(c), "inlay_hint", types.InlayHintWorkspaceClientCapabilities(refresh_support=on)
+    ),
+    "code_lens_refresh": lambda c, on: setattr(
+        _workspace(c), "code_lens", types.CodeLensWorkspaceClientCapabilities(refresh_support=on)
+    ),
+    "apply_edit": lambda c, on: setattr(_workspace(c), "apply_edit", on),
+    "configuration": lambda c, on: setattr(_workspace(c), "configuration", on),
+    "file_watcher_registration": _set_watched_files,
+    "work_done_progress": _set_window_progress,
+    "hierarchical_symbols": lambda c, on: setattr(
+        _symbols(c), "hierarchical_document_symbol_support", on
+    ),
+    "symbol_tags": lambda c, on: setattr(
+        _symbols(c),
+        "tag_support",
+        types.ClientSymbolTagOptions(value_set=[types.SymbolTag.Deprecated]) if on else None,
+    ),
+    "folding_collapsed_text": lambda c, on: setattr(
+        _folding(c), "folding_range", types.ClientFoldingRangeOptions(collapsed_text=on)
+    ),
+}
+
+# The clients a test starts from: Neovim 0.11 and VS Code 1.65 as pytest-lsp recorded them
+# (1.65: push diagnostics only, no inlay hints), and the modern VS Code set above.
+CLIENTS: dict[str, Callable[[], types.ClientCapabilities]] = {
     "neovim": lambda: client_capabilities("neovim"),
     "vscode": vscode_capabilities,
-    # VS Code 1.65 as recorded by pytest-lsp: push diagnostics only, no inlay hints.
-    "push-only": lambda: client_capabilities("visual-studio-code"),
-    # utf-8 positions with pushed diagnostics: the fourth combination.
-    "neovim-push": neovim_push_capabilities,
-    # A client that takes document symbols only as a flat list (SymbolInformation[]).
-    "flat-symbols": lambda: flat_symbols(client_capabilities("neovim")),
+    "vscode-1.65": lambda: client_capabilities("visual-studio-code"),
 }
 
 
-def flat_symbols(caps: types.ClientCapabilities) -> types.ClientCapabilities:
-    """`caps` without hierarchical document symbols."""
-    assert caps.text_document is not None and caps.text_document.document_symbol is not None
-    caps.text_document.document_symbol.hierarchical_document_symbol_support = False
+def capabilities(
+    like: str, *, encoding: str | None = None, **features: bool
+) -> types.ClientCapabilities:
+    """The capabilities of the client `like` (a `CLIENTS` or `VARIANTS` name), with each named
+    feature (a `FEATURES` name) turned on or off and, with `encoding`, only that position
+    encoding offered. An unknown name fails: a misspelt feature must not test the default."""
+    base = CLIENTS.get(like) or VARIANTS.get(like)
+    unknown = sorted(set(features) - set(FEATURES))
+    if base is None or unknown:
+        raise TypeError(f"unknown client {like!r} or features {unknown} (see lsp_harness)")
+    caps = base()
+    for name, on in features.items():
+        FEATURES[name](caps, on)
+    if encoding is not None:
+        caps.general = caps.general or types.GeneralClientCapabilities()
+        caps.general.position_encodings = [encoding]
     return caps
+
+
+# Named variants the parametrized suites run under besides "neovim" and "vscode".
+VARIANTS: dict[str, Callable[[], types.ClientCapabilities]] = {
+    "push-only": lambda: capabilities("vscode-1.65"),
+    # utf-8 positions with pushed diagnostics (Neovim 0.10, or pull turned off).
+    "neovim-push": lambda: capabilities("neovim", pull_diagnostics=False),
+}
 
 
 def _client_factory() -> LanguageClient:
@@ -196,6 +276,10 @@ def offset(text: str, position: types.Position, encoding: str) -> int:
     return start + len(line)
 
 
+# Every editor `start_editor` started: conftest.py checks each one's `unhandled` after a test.
+STARTED: list[Editor] = []
+
+
 # Marks a test that uses the shared server (`reader`): it runs on the module's event loop.
 SHARED = pytest.mark.asyncio(loop_scope="module")
 
@@ -203,15 +287,19 @@ SHARED = pytest.mark.asyncio(loop_scope="module")
 class Editor:
     """The test client's editor side: open documents, status notifications, messages."""
 
-    def __init__(self, client: LanguageClient, root: Path, caps: str) -> None:
+    def __init__(
+        self, client: LanguageClient, root: Path, caps: str, capabilities: types.ClientCapabilities
+    ) -> None:
         self.client = client
         self.root = root
-        self.caps = caps
+        self.caps = caps  # the client's name (a `CLIENTS` or `VARIANTS` name)
+        self.capabilities = capabilities
         self.docs: dict[str, tuple[int, str]] = {}
         self.statuses: list[Any] = []
         self.registrations: list[types.Registration] = []
         self.applied: list[types.ApplyWorkspaceEditParams] = []
         self.refreshes: list[str] = []  # server→client refresh requests, by method
+        self.unexpected: list[str] = []  # requests the client never said it takes
         self.encoding = "utf-16"
         self.server_capabilities = types.ServerCapabilities()
         # Applied edits reach the server as incremental changes (as VS Code and Neovim send
@@ -220,6 +308,39 @@ class Editor:
         self.pushed: dict[str, types.PublishDiagnosticsParams] = {}
         self.pulls = True  # the client pulls diagnostics (else the server pushes them)
         self._changed = asyncio.Event()
+
+    def take_messages(self, kind: types.MessageType | None = None) -> list[str]:
+        """The texts of the `window/showMessage`s (of `kind`) received so far: the test
+        expects them. Messages no test took fail it at teardown (`unhandled`)."""
+        taken = [m for m in self.client.messages if kind is None or m.type == kind]
+        self.client.messages[:] = [m for m in self.client.messages if m not in taken]
+        return [m.message for m in taken]
+
+    def refreshed(self, method: str) -> None:
+        """Record a refresh request, unexpected when the client did not advertise it."""
+        workspace = self.capabilities.workspace
+        part = {
+            types.WORKSPACE_INLAY_HINT_REFRESH: "inlay_hint",
+            types.WORKSPACE_CODE_LENS_REFRESH: "code_lens",
+            types.WORKSPACE_DIAGNOSTIC_REFRESH: "diagnostics",
+        }[method]
+        if not getattr(getattr(workspace, part, None), "refresh_support", False):
+            self.unexpected.append(f"{method} (not advertised by {self.caps!r})")
+        self.refreshes.append(method)
+
+    def unhandled(self) -> list[str]:
+        """What the server sent that nothing handled (forgotten once returned): showMessages
+        no test took, requests the client never advertised, any `window/showDocument` (which
+        pytest-lsp answers silently and todo-ls never sends)."""
+        found = [
+            *self.unexpected,
+            *(f"window/showMessage {m.type.name}: {m.message!r}" for m in self.client.messages),
+            *(f"window/showDocument {d.uri}" for d in self.client.shown_documents),
+        ]
+        self.unexpected.clear()
+        self.client.messages.clear()
+        self.client.shown_documents.clear()
+        return found
 
     def configure(self, settings: dict[str, Any], folder: Path | None = None) -> None:
         """What the editor answers `workspace/configuration` with from now on (the harness's
@@ -409,9 +530,11 @@ async def start_editor(
     state_dir: Path,
     init_options: Any = None,
     more_folders: tuple[Path, ...] = (),
+    features: dict[str, Any] | None = None,
 ) -> Editor:
     """Start todo-ls, connect a test editor and run initialize/initialized. `root` is the
-    first workspace folder, `more_folders` the others of a multi-root workspace."""
+    first workspace folder, `more_folders` the others of a multi-root workspace; the client is
+    `caps` with `features` (keywords of `capabilities`). Listed in `STARTED`."""
     # XDG_STATE_HOME too: the supervisor's 2.x discovery must never find a real OpenCode
     # registration file of the machine running the tests.
     env = {
@@ -424,7 +547,9 @@ async def start_editor(
     )
     client = await config.start()
     assert isinstance(client, LanguageClient)
-    editor = Editor(client, root, caps)
+    client_caps = capabilities(caps, **(features or {}))
+    editor = Editor(client, root, caps, client_caps)
+    STARTED.append(editor)
 
     @client.feature("todoLs/status")
     def on_status(params: Any) -> None:
@@ -450,15 +575,15 @@ async def start_editor(
 
     @client.feature(types.WORKSPACE_INLAY_HINT_REFRESH)
     def on_inlay_refresh(params: Any) -> None:
-        editor.refreshes.append(types.WORKSPACE_INLAY_HINT_REFRESH)
+        editor.refreshed(types.WORKSPACE_INLAY_HINT_REFRESH)
 
     @client.feature(types.WORKSPACE_CODE_LENS_REFRESH)
     def on_lens_refresh(params: Any) -> None:
-        editor.refreshes.append(types.WORKSPACE_CODE_LENS_REFRESH)
+        editor.refreshed(types.WORKSPACE_CODE_LENS_REFRESH)
 
     @client.feature(types.WORKSPACE_DIAGNOSTIC_REFRESH)
     def on_diagnostic_refresh(params: Any) -> None:
-        editor.refreshes.append(types.WORKSPACE_DIAGNOSTIC_REFRESH)
+        editor.refreshed(types.WORKSPACE_DIAGNOSTIC_REFRESH)
 
     if settings is not None:
         editor.configure(settings)
@@ -468,13 +593,12 @@ async def start_editor(
         init_options = {"todoLs": with_no_host({})}
     elif isinstance(init_options, dict) and isinstance(init_options.get("todoLs"), dict):
         init_options = {**init_options, "todoLs": with_no_host(init_options["todoLs"])}
-    capabilities = CAPABILITIES[caps]()
-    text_caps = capabilities.text_document
+    text_caps = client_caps.text_document
     editor.pulls = text_caps is not None and text_caps.diagnostic is not None
     result = await asyncio.wait_for(
         client.initialize_session(
             types.InitializeParams(
-                capabilities=capabilities,
+                capabilities=client_caps,
                 root_uri=root.as_uri(),
                 workspace_folders=[
                     types.WorkspaceFolder(uri=folder.as_uri(), name=folder.name)

@@ -241,7 +241,7 @@ async def test_glob_over_a_symlink_loop_at_startup(
     ids=["files-not-list", "states-clash", "scope", "settle", "hints"],
 )
 async def test_invalid_settings_warn_once_naming_the_key(editor: Editor, key: str) -> None:
-    warnings = [m.message for m in editor.client.messages if m.type == types.MessageType.Warning]
+    warnings = editor.take_messages(types.MessageType.Warning)
     assert len(warnings) == 1, warnings
     assert key in warnings[0], warnings
     # The rest of the settings still apply and the server keeps serving.
@@ -267,9 +267,7 @@ async def test_a_supervisor_section_that_is_no_object_warns_once(
             lambda s: s.supervisor.host is not None and s.supervisor.host.connected
         )
         assert status.supervisor.host.url == fake.url
-        warnings = [
-            m.message for m in editor.client.messages if m.type == types.MessageType.Warning
-        ]
+        warnings = editor.take_messages(types.MessageType.Warning)
         assert len(warnings) == 1 and "todoLs.supervisor" in warnings[0], warnings
         assert (await editor.command("todoLs.list", {}))["total"] == 7
     finally:

@@ -32,6 +32,18 @@ async def test_toggle_open_document_goes_through_apply_edit(editor: Editor, root
     assert editor.text(uri).splitlines()[9] == "- [?] server"
 
 
+@pytest.mark.client(apply_edit=False)
+async def test_toggle_in_an_editor_without_apply_edit_changes_nothing(
+    editor: Editor, root: Path
+) -> None:
+    uri = editor.open("PLAN.md")
+    result = await editor.command("todoLs.toggle", {"uri": uri, "line": 6})
+    assert result["applied"] is False and "applyEdit" in result["reason"]
+    assert editor.applied == []
+    assert editor.text(uri).splitlines()[6] == "- [ ] write parser"
+    assert (root / "PLAN.md").read_text(encoding="utf-8") == PLAN  # the buffer is the editor's
+
+
 async def test_toggle_unopened_file_rewrites_only_the_marker(editor: Editor, root: Path) -> None:
     plan = root / "PLAN.md"
     original = PLAN.replace("\n", "\r\n").encode("utf-8")

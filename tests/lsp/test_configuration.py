@@ -40,7 +40,7 @@ def folder(parent: Path, name: str, files: dict[str, str]) -> Path:
 
 
 def warnings(editor: Editor) -> list[str]:
-    return [m.message for m in editor.client.messages if m.type == types.MessageType.Warning]
+    return editor.take_messages(types.MessageType.Warning)
 
 
 async def test_a_pull_right_after_open_waits_for_settings_the_client_is_asked_for(

@@ -47,3 +47,10 @@ async def test_initial_index_reports_progress_and_counts_every_file(editor: Edit
     assert values[-1].message == f"{FILES} files"
     percentages = [v.percentage for v in values[1:-1]]
     assert percentages == sorted(percentages)
+
+
+@pytest.mark.client(work_done_progress=False)
+async def test_an_editor_without_progress_gets_the_index_without_it(editor: Editor) -> None:
+    first = editor.statuses[0]
+    assert (first.total, first.open) == (3 * FILES, 2 * FILES)
+    assert editor.client.progress_reports == {}

@@ -58,9 +58,7 @@ async def started() -> AsyncIterator[list[Editor]]:
 
 
 def warnings(editor: Editor) -> str:
-    return "\n".join(
-        m.message for m in editor.client.messages if m.type == types.MessageType.Warning
-    )
+    return "\n".join(editor.take_messages(types.MessageType.Warning))
 
 
 def _host_tried(status: Any) -> bool:
@@ -150,7 +148,7 @@ async def test_the_editors_settings_still_choose_every_one_of_those_keys(
     # The password went to the user's server only: not into the status, a message or the log.
     await editor.wait_status(lambda s: getattr(s.supervisor.host, "error", None))
     shown = json.dumps(_plain(editor.statuses))
-    shown += "".join(m.message for m in [*editor.client.messages, *editor.client.log_messages])
+    shown += "".join([*editor.take_messages(), *(m.message for m in editor.client.log_messages)])
     assert repo.listener.url in shown  # the status and the log were seen
     assert "the-users-own-password" not in shown and token not in shown
     assert repo.leaked(shown) == []
@@ -178,4 +176,12 @@ async def test_the_nudge_lists_only_the_folders_own_items(
         [(_, request)] = fake.synthetic_requests
         assert INSIDE_ITEM in request["text"]
         assert repo.leaked(json.dumps(request)) == []
+        # The 2.x host shows no toast: the editor tells the user about the nudge.
+        await until(lambda: any(m.type == types.MessageType.Info for m in editor.client.messages))
+        (told,) = editor.take_messages(types.MessageType.Info)
+        assert told.startswith("todo-ls: agent: Idle nudge #1") and "1 of 2 todos left" in told
     assert repo.listener.requests == []
+    # What the project file may not set or subscribe was refused aloud (as tested above).
+    refused = editor.take_messages(types.MessageType.Warning)
+    assert refused and all(": ignoring " in w for w in refused), refused
+    assert f"{repo.project_file}: ignoring todoLs.supervisor.url: " in "\n".join(refused)

@@ -110,9 +110,9 @@ async def test_globs_missing_files_and_symlink_loops(editor: Editor, root: Path)
     [{"markdownFiles": ["PLAN.md"], "diagnostics": {"severity": "loud"}, "colour": "blue"}],
 )
 async def test_bad_setting_warns_once_and_uses_the_default(editor: Editor) -> None:
-    warnings = [m for m in editor.client.messages if m.type == types.MessageType.Warning]
+    warnings = editor.take_messages(types.MessageType.Warning)
     assert len(warnings) == 1, warnings
-    assert "todoLs.diagnostics.severity" in warnings[0].message
+    assert "todoLs.diagnostics.severity" in warnings[0]
     found = await editor.pull(editor.open("PLAN.md"))
     assert {d.severity for d in found} == {types.DiagnosticSeverity.Information}
     # Settings are re-read on didChangeConfiguration (here: a push with no value, as VS Code).
@@ -144,7 +144,7 @@ async def test_unusable_files_are_skipped_with_one_warning(
         # `todoLs.list` computes the status from the re-read files, as the next publish does:
         # when it answers, a second warning would have been sent.
         await editor.command("todoLs.list", {})
-        warnings = [m.message for m in editor.client.messages]
+        warnings = editor.take_messages()
         assert len(warnings) == 2, warnings
         result = await editor.command(
             "todoLs.toggle", {"uri": (root / "LATIN1.md").as_uri(), "line": 0}

@@ -187,7 +187,9 @@ async def test_document_symbols_follow_edits(editor: Editor) -> None:
 
 async def test_flat_symbols_for_a_client_without_hierarchy(root: Path, state_dir: Path) -> None:
     settings = {"markdownFiles": ["PLAN.md"], "supervisor": {"enabled": False}}
-    editor = await start_editor(root, "flat-symbols", settings, state_dir)
+    editor = await start_editor(
+        root, "neovim", settings, state_dir, features={"hierarchical_symbols": False}
+    )
     try:
         await editor.wait_status(lambda s: True)
         uri = editor.open("PLAN.md")

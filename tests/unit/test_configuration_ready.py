@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from todo_ls.server import configuration
+from todo_ls.server.client_features import ClientFeatures
 from todo_ls.server.configuration import Configuration
 from todo_ls.workspace import Folder, WorkspaceIndex
 
@@ -20,10 +21,8 @@ class SilentClient:
     def __init__(self, folder: Path) -> None:
         self.workspace_index = WorkspaceIndex()
         self.workspace_index.set_folders([Folder.from_path(folder)])
+        self.client_features = ClientFeatures(configuration=True)
         self.asked = 0
-
-    def supports(self, field: str) -> bool:
-        return field == "workspace.configuration"
 
     async def workspace_configuration_async(self, params: Any) -> list[Any]:
         self.asked += 1

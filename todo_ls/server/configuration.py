@@ -131,7 +131,7 @@ class Configuration:
         """`initialize`: keep the raw options for `load_initial` (no validation here). A client
         that will be asked for its settings makes `ready()` wait for that first answer."""
         self._initialization_options = section_of(raw)
-        if self._ls.supports("workspace.configuration"):
+        if self._ls.client_features.configuration:
             self._expecting = True
             self._begin_fetch()
 
@@ -151,7 +151,7 @@ class Configuration:
         else:
             self._begin_fetch()
         try:
-            if self._ls.supports("workspace.configuration"):
+            if self._ls.client_features.configuration:
                 if not await self._ask_client():
                     return  # a client that fails the request keeps the old settings
             elif isinstance(pushed, Mapping) and SECTION in pushed:

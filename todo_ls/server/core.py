@@ -2,9 +2,10 @@
 
 Feature modules (diagnostics, code actions, ...) register their handlers on it and read:
 `configuration` (the `todoLs` settings, per workspace folder: `settings_for(path)`, and
-`settings` for what exists once per server), `workspace_index` (folders, subscriptions, parsed
-files), `supervision` (the supervisor bridge), `store` (None when unavailable), `encoding` (the
-negotiated position encoding) and the capability helpers.
+`settings` for what exists once per server), `client_features` (what the client can do, see
+client_features.py), `workspace_index` (folders, subscriptions, parsed files), `supervision`
+(the supervisor bridge), `store` (None when unavailable) and `encoding` (the negotiated
+position encoding).
 
 Settings reach the server only through `configuration` (configuration.py says from where and
 when); reading them never validates anything or opens the store. The store is opened once,
@@ -26,11 +27,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
-from pygls.capabilities import get_capability
 from pygls.lsp.server import LanguageServer
 
 from todo_ls import __version__
 from todo_ls.checklist import StateRegistry
+from todo_ls.server.client_features import ClientFeatures
 from todo_ls.server.configuration import Configuration
 from todo_ls.server.positions import Encoding
 from todo_ls.server.protocol import TodoProtocol
@@ -56,6 +57,8 @@ class TodoLanguageServer(LanguageServer):
 
     def __init__(self) -> None:
         super().__init__("todo-ls", __version__, protocol_cls=TodoProtocol)
+        # What the client can do: resolved at `initialize` (lifecycle.py), none of it before.
+        self.client_features = ClientFeatures()
         self.configuration = Configuration(self)
         self.client_ready = False  # `initialized` arrived: the client shows window/logMessage
         self.workspace_index = WorkspaceIndex(warn=self.warn_once)
@@ -67,26 +70,12 @@ class TodoLanguageServer(LanguageServer):
         self._subscription_hook: Callable[[], None] = lambda: None
         self._tasks: set[asyncio.Task[Any]] = set()
 
-    # --- capabilities --------------------------------------------------------------------
+    # --- the client ----------------------------------------------------------------------
 
     @property
     def encoding(self) -> Encoding:
         """The negotiated position encoding (utf-16 when the client did not choose)."""
-        return Encoding.of(self.workspace.position_encoding)
-
-    @property
-    def pulls_diagnostics(self) -> bool:
-        """The client pulls diagnostics: never push to it."""
-        return get_capability(self.client_capabilities, "text_document.diagnostic") is not None
-
-    def supports(self, field: str) -> bool:
-        """A boolean client capability by dotted snake_case path (False when absent)."""
-        node: Any = self.client_capabilities
-        for part in field.split("."):
-            node = getattr(node, part, None)
-            if node is None:
-                return False
-        return bool(node)
+        return self.client_features.encoding
 
     def severity_for(self, path: Path | None) -> types.DiagnosticSeverity | None:
         """The diagnostic severity configured for `path`'s folder, None when they are off."""

@@ -109,7 +109,7 @@ class Diagnostics:
 
     def push(self, uri: str) -> None:
         """Publish the document's diagnostics to a push client."""
-        if self._ls.pulls_diagnostics:
+        if self._ls.client_features.pull_diagnostics:
             return
         state, found = self.for_uri(uri)
         version = f',"version":{state.version}' if state and state.version is not None else ""
@@ -121,7 +121,7 @@ class Diagnostics:
     def clear(self, uri: str) -> None:
         """Forget a closed document (and clear what a push client shows for it)."""
         self._cache.pop(uri, None)
-        if not self._ls.pulls_diagnostics:
+        if not self._ls.client_features.pull_diagnostics:
             self._ls.text_document_publish_diagnostics(
                 types.PublishDiagnosticsParams(uri=uri, diagnostics=[])
             )
@@ -129,10 +129,10 @@ class Diagnostics:
     async def refresh_all(self) -> None:
         """Settings or subscriptions changed: re-push, or ask a pull client to re-pull."""
         ls = self._ls
-        if not ls.pulls_diagnostics:
+        if not ls.client_features.pull_diagnostics:
             for uri in list(ls.workspace.text_documents):
                 self.push(uri)
-        elif ls.supports("workspace.diagnostics.refresh_support"):
+        elif ls.client_features.diagnostic_refresh:
             await ls.workspace_diagnostic_refresh_async(None)
 
 

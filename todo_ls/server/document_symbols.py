@@ -161,8 +161,8 @@ def register(server: TodoLanguageServer) -> None:
         key = (
             state,
             ls.encoding,
-            ls.supports("text_document.document_symbol.hierarchical_document_symbol_support"),
-            ls.supports("text_document.document_symbol.tag_support"),
+            ls.client_features.hierarchical_symbols,
+            ls.client_features.symbol_tags,
             ls.registry,
         )
         cached = cache.get(uri)

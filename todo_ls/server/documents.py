@@ -46,7 +46,7 @@ class FileWatch:
 
     @property
     def dynamic(self) -> bool:
-        return self._ls.supports("workspace.did_change_watched_files.dynamic_registration")
+        return self._ls.client_features.file_watcher_registration
 
     def patterns(self) -> list[str]:
         """Absolute globs for every folder's `markdownFiles` plus every subscribed file and

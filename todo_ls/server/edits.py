@@ -51,7 +51,7 @@ async def apply_marker_edits(
     if not edits:
         return True, None
     if state.is_open:
-        if not ls.supports("workspace.apply_edit"):
+        if not ls.client_features.apply_edit:
             return False, "the editor does not accept edits from the server (no applyEdit)"
         result = await ls.workspace_apply_edit_async(
             types.ApplyWorkspaceEditParams(edit=workspace_edit(state, edits, ls.encoding))

@@ -95,12 +95,8 @@ def register(server: TodoLanguageServer) -> None:
         if state is None:
             cache.pop(uri, None)
             return None  # other markdown is another server's
-        limit = getattr(
-            getattr(ls.client_capabilities.text_document, "folding_range", None),
-            "range_limit",
-            None,
-        )
-        collapsed = ls.supports("text_document.folding_range.folding_range.collapsed_text")
+        limit = ls.client_features.folding_range_limit
+        collapsed = ls.client_features.folding_collapsed_text
         key = (state, ls.registry)
         cached = cache.get(uri)
         if cached is None or cached[0] != key:

@@ -25,7 +25,7 @@ REPORTS = 20  # at most this many `report`s, however many files
 
 async def progress_token(ls: TodoLanguageServer) -> str | None:
     """A work-done progress token created by the client, None when it cannot show progress."""
-    if not ls.supports("window.work_done_progress"):
+    if not ls.client_features.work_done_progress:
         return None
     token = str(uuid.uuid4())  # fresh: pygls never forgets a token
     try:

@@ -1,6 +1,8 @@
 """Initialize / initialized / shutdown, and when the settings are read (configuration.py).
 
-- `initialize`: the raw `initializationOptions` are kept, the answer goes out without pydantic.
+- `initialize`: the client's capabilities are resolved into `ls.client_features`
+  (client_features.py), the raw `initializationOptions` are kept, the answer goes out without
+  pydantic.
 - Right after the answer, before the client's next message: the settings are validated (with
   the project files) and the store is opened, so the client's first pulls already see the
   subscribed files.
@@ -20,6 +22,7 @@ from typing import Any
 from lsprotocol import types
 
 from todo_ls.server import indexing
+from todo_ls.server.client_features import ClientFeatures
 from todo_ls.server.core import TodoLanguageServer
 from todo_ls.server.diagnostics import Diagnostics
 from todo_ls.server.documents import FileWatch
@@ -44,7 +47,7 @@ def register(
     async def refresh_views() -> None:
         ls = server
         steps = [diagnostics.refresh_all]
-        if ls.supports("workspace.inlay_hint.refresh_support"):
+        if ls.client_features.inlay_hint_refresh:
             steps.append(lambda: ls.workspace_inlay_hint_refresh_async(None))
         steps.append(watch.update)
         for step in steps:
@@ -62,6 +65,7 @@ def register(
 
     @server.feature(types.INITIALIZE)
     def on_initialize(ls: TodoLanguageServer, params: types.InitializeParams) -> None:
+        ls.client_features = ClientFeatures.from_capabilities(params.capabilities)
         ls.workspace_index.set_folders(ls.workspace_folders())
         ls.configuration.receive_initialization_options(params.initialization_options)
         # Loaded right after the answer, not after `initialized` asks the client: the client's

@@ -167,7 +167,7 @@ class StatusPublisher:
         lens = _lens_view(ls, list(payloads.values()))
         if lens != self._last_lens:
             self._last_lens = lens
-            if ls.supports("workspace.code_lens.refresh_support"):
+            if ls.client_features.code_lens_refresh:
                 ls.spawn(ls.workspace_code_lens_refresh_async(None), "code lens refresh")
 
 
