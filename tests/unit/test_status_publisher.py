@@ -8,8 +8,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from lsprotocol import types
 
+from todo_ls.server.client_features import ClientFeatures
 from todo_ls.server.core import TodoLanguageServer
 from todo_ls.server.status import MIN_INTERVAL, StatusPublisher
 from todo_ls.server.wire import RawJson
@@ -22,8 +22,8 @@ class Published:
 
     def __init__(self, tmp_path: Path) -> None:
         self.ls = TodoLanguageServer()
-        # What `initialize` sets: a client without code-lens refresh requests.
-        self.ls.protocol.client_capabilities = types.ClientCapabilities()
+        # As `initialize` leaves it for a client without code-lens refresh requests.
+        self.ls.client_features = ClientFeatures()
         self.clock = FakeClock()
         self.publisher = StatusPublisher(self.ls, self.clock)
         self.sent: list[str] = []
