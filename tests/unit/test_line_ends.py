@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from todo_ls.check import run_check
 from todo_ls.checklist import StateRegistry, parse, set_state_edits
 from todo_ls.checklist.reference import reference_parse
+from todo_ls.commands.check import run_check
 from todo_ls.disk import write_markers
 from todo_ls.workspace import Folder, WorkspaceIndex
 

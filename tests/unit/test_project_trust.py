@@ -36,9 +36,9 @@ from hostile_repo import (
 
 from todo_ls import project_file
 from todo_ls.checklist import StateRegistry
+from todo_ls.commands.supervise import run_supervise
 from todo_ls.config import Settings, load_settings
 from todo_ls.globs import expand_inside
-from todo_ls.headless import run_supervise
 from todo_ls.hook.run import LOG_NAME
 from todo_ls.hosts.base import HostError
 from todo_ls.hosts.http import HostHttp

@@ -19,13 +19,13 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from todo_ls.checklist.model import FileItem
-from todo_ls.hook.sources import Entry
 from todo_ls.store import HookSession, Store
 from todo_ls.supervisor.clock import Clock
 from todo_ls.supervisor.policy import SessionState, aggregate_state, open_set
 from todo_ls.supervisor.session_record import SessionDetail, SupervisedSession
 from todo_ls.supervisor.session_source import only_the_agent
-from todo_ls.supervisor.session_todos import ListedTodo, combined, session_items, todo_summary
+from todo_ls.todos.editor_list import ListedTodo, combined, session_items, todo_summary
+from todo_ls.todos.host_lists import Entry
 from todo_ls.workspace import innermost_folder
 
 log = logging.getLogger(__name__)

@@ -20,7 +20,6 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
-from todo_ls.agent_todos import merged_with_host, stored_todos
 from todo_ls.checklist import file_items
 from todo_ls.checklist.model import FileItem
 from todo_ls.config import SupervisorSettings
@@ -52,9 +51,10 @@ from todo_ls.supervisor.policy import (
 )
 from todo_ls.supervisor.session_record import SupervisedSession
 from todo_ls.supervisor.session_source import DISCONNECTED, NOT_SUPERVISED, only_the_agent
-from todo_ls.supervisor.session_todos import ListedTodo, combined, session_items, todo_summary
 from todo_ls.supervisor.shared_fetch import SharedFetch
 from todo_ls.supervisor.text import Nudge, announcement
+from todo_ls.todos.editor_list import ListedTodo, combined, session_items, todo_summary
+from todo_ls.todos.model import merged_with_host, stored_todos
 from todo_ls.workspace import WorkspaceIndex, innermost_folder
 
 log = logging.getLogger(__name__)

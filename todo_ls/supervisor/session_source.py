@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 if TYPE_CHECKING:
     from todo_ls.supervisor.policy import SessionState
     from todo_ls.supervisor.session_record import SupervisedSession
-    from todo_ls.supervisor.session_todos import ListedTodo
+    from todo_ls.todos.editor_list import ListedTodo
 
 # The status word of a source that cannot see its sessions (no OpenCode server reachable).
 DISCONNECTED: Literal["disconnected"] = "disconnected"

@@ -3,7 +3,7 @@
 
 Transport-free: `TodoTools.call(name, arguments)` returns the answer text or raises `ToolError`
 with a one-line message, and writes nothing when it raises. The MCP glue is in
-`todo_ls.mcp_server`.
+`todo_ls.mcp.server`.
 
 Lists are kept per session in the shared store, so every todo-ls process (the language server,
 `todo-ls supervise`) sees them. MCP gives a tool call no session id: the companion OpenCode
@@ -26,7 +26,10 @@ from pathlib import Path
 from typing import Any
 
 from todo_ls import project_file
-from todo_ls.agent_todos import (
+from todo_ls.checklist import StateRegistry
+from todo_ls.config import LoadedSettings, load_settings
+from todo_ls.store import Store, default_state_dir
+from todo_ls.todos.model import (
     Todo,
     TodoInputError,
     context_block,
@@ -36,9 +39,6 @@ from todo_ls.agent_todos import (
     summary,
     write_answer,
 )
-from todo_ls.checklist import StateRegistry
-from todo_ls.config import LoadedSettings, load_settings
-from todo_ls.store import Store, default_state_dir
 from todo_ls.workspace import Folder, SubscriptionError, WorkspaceIndex
 
 log = logging.getLogger(__name__)

@@ -20,10 +20,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from todo_ls.agent_todos import OPEN_STATUSES, stored_todos
-from todo_ls.agent_todos import session_todos as as_session_todos
 from todo_ls.supervisor.events import SessionTodo, TodoStatus
 from todo_ls.supervisor.session_record import TodoCount
+from todo_ls.todos.model import OPEN_STATUSES, stored_todos
+from todo_ls.todos.model import session_todos as as_session_todos
 
 Source = Literal["host", "store"]
 

@@ -1,6 +1,6 @@
 """A session's own todo list, as the agent writes it with `todo_write` (see docs/mcp-todo-tools.md).
 
-Pure: no store, no files, no MCP. The tools in `todo_ls.todo_tools` validate the agent's input
+Pure: no store, no files, no MCP. The tools in `todo_ls.todos.tools` validate the agent's input
 here, keep the canonical list in the shared store and render the answers with these functions;
 the supervisor reads the stored list back through `stored_todos`.
 
