@@ -103,7 +103,7 @@ class HookSessions:
         """The most urgent state of the listed sessions (of `folder`), for the status word."""
         return aggregate_state(self._state(s)[0] for s in self.listed(folder))
 
-    def session_todos(self, session_id: str) -> tuple[ListedTodo, ...]:
+    def listed_todos(self, session_id: str) -> tuple[ListedTodo, ...]:
         """The session's list as the store mirrors it from the agent's own."""
         return combined((), self._store.session_todos(session_id))
 
@@ -114,7 +114,7 @@ class HookSessions:
             # The store mirrors the hook host's own list: only the agent changes it.
             found += session_items(
                 session.session_id,
-                self.session_todos(session.session_id),
+                self.listed_todos(session.session_id),
                 host_keeps_list=True,
             )
         return found

@@ -291,7 +291,7 @@ class Supervision:
             return {"applied": False, "state": None, "reason": "the state store is unavailable"}
         source = self._owner(session_id)
         if source is not None:
-            listed = source.session_todos(session_id)
+            listed = source.listed_todos(session_id)
         else:
             listed = combined((), store.session_todos(session_id))
         if not 0 <= index < len(listed):

@@ -69,7 +69,7 @@ LEDGER_RETENTION_S = 30 * 24 * 3600.0
 # Events that only show work going on (see `Runtime._still_working`); tools and steps
 # also change the counts the status shows ("1 tool").
 _COUNTED_WORK = (ev.ToolStarted, ev.ToolEnded, ev.StepStarted, ev.StepEnded)
-_WORK_EVENTS = (ev.SpanStarted, ev.SpanEnded, ev.ToolProgress, *_COUNTED_WORK)
+_STILL_WORKING_EVENTS = (ev.SpanStarted, ev.SpanEnded, ev.ToolProgress, *_COUNTED_WORK)
 
 
 class Workspace(Protocol):
@@ -80,7 +80,7 @@ class Workspace(Protocol):
         ...
 
     def file_items(self, folder: str) -> list[FileItem]:
-        """The task items of the folder's subscribed files (fresh)."""
+        """Every task item of the folder's subscribed files, closed ones included (fresh)."""
         ...
 
 
@@ -333,7 +333,7 @@ class Runtime:
         decision = self._decisions.get(session_id)
         session = self.tracker.sessions.get(session_id)
         return (
-            (repeat or isinstance(event, _WORK_EVENTS))
+            (repeat or isinstance(event, _STILL_WORKING_EVENTS))
             and decision is not None
             and decision.state == "working"
             and session is not None
@@ -442,7 +442,7 @@ class Runtime:
             log.warning("supervisor: cannot read the todo list of %s: %s", session_id, err)
             return None
 
-    def session_todos(self, session_id: str) -> tuple[ListedTodo, ...]:
+    def listed_todos(self, session_id: str) -> tuple[ListedTodo, ...]:
         """The session's own list as the editor shows it (the same items as the open set):
         the store's, then the host's (OpenCode 1.x `todowrite`) the store's list lacks."""
         session = self.tracker.sessions.get(session_id)
@@ -799,7 +799,7 @@ class Runtime:
                 open=len(items.items),
                 nudges=self._store.episode_nudge_count(sid),
                 paused_reason=decision.paused_reason,
-                todos=todo_summary(self.session_todos(sid)),
+                todos=todo_summary(self.listed_todos(sid)),
             )
             out.append(record)
         return out
@@ -809,7 +809,7 @@ class Runtime:
         found: list[dict[str, Any]] = []
         for sid in sorted(self._decisions):
             if self._listed(sid, folder):
-                found += session_items(sid, self.session_todos(sid))
+                found += session_items(sid, self.listed_todos(sid))
         return found
 
     def read_only(self, session_id: str, item: ListedTodo) -> str | None:

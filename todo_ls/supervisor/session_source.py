@@ -51,10 +51,10 @@ class SessionSource(Protocol):
 
     def session_list_items(self, folder: str | None = None) -> list[dict[str, Any]]:
         """Every item of the listed sessions' own lists, for `todoLs.list`
-        (`session_todos.session_items`)."""
+        (`todos.editor_list.session_items`)."""
         ...
 
-    def session_todos(self, session_id: str) -> tuple[ListedTodo, ...]:
+    def listed_todos(self, session_id: str) -> tuple[ListedTodo, ...]:
         """The session's own list as the editor shows it: `todoLs.toggle`'s `index` is a
         place in it."""
         ...

@@ -149,7 +149,7 @@ class TodoTools:
         index = self._index(settings)
         folder = index.folders[0]
         file_lines = []
-        for item in index.file_items(folder):
+        for item in index.open_items(folder):
             file_lines.append(f"- {item.ref} — {item.text}{_FILE_STATES.get(item.state, '')}")
         if not todos and not file_lines:
             return "No todos."
