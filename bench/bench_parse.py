@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from corpus import make_corpus
 
-from todo_ls.checklist import engine, parse
+from todo_ls.checklist import parse, scan_loader
 from todo_ls.checklist.reference import reference_markdown_it, reference_parse
 
 BUDGET_RATIO = 20.0
@@ -92,10 +92,10 @@ def main() -> None:
     text = make_corpus()
     markdown_it = reference_markdown_it(tasklists=True)
     reference_items = reference_parse(text).items
-    name = "compiled" if engine.COMPILED else "pure"
+    name = "compiled" if scan_loader.COMPILED else "pure"
     scanners = {name: parse}
-    if engine.COMPILED:
-        pure_scan = engine.load_pure().scan
+    if scan_loader.COMPILED:
+        pure_scan = scan_loader.load_pure().scan
         scanners["pure"] = lambda text: pure_scan(text, None)
     items = {key: scan(text).items for key, scan in scanners.items()}
     timings, reference = _interleaved(

@@ -2,7 +2,7 @@
 
 The extension modules land beside scan.py, where `import todo_ls.checklist.scan` finds them
 before the source, with `scan.compiled-from`: the SHA-256 of the scan.py they were built from
-and of the modules it imports classes from. `todo_ls.checklist.engine` uses the compiled scanner
+and of the modules it imports classes from. `todo_ls.checklist.scan_loader` uses the compiled scanner
 only while that matches the sources beside it, so a build left over from an older source is
 never used. The same source stays the pure
 engine every platform installs (docs/packaging.md).
@@ -28,13 +28,13 @@ SOURCE = PACKAGE / "scan.py"
 STAMP = PACKAGE / "scan.compiled-from"
 
 
-# scan.py and the modules it imports classes from (`todo_ls.checklist.engine.COMPILED_FROM`).
+# scan.py and the modules it imports classes from (`todo_ls.checklist.scan_loader.COMPILED_FROM`).
 COMPILED_FROM = ("scan.py", "assemble.py", "lines.py", "model.py")
 
 
 def source_hash(root: Path) -> str:
     """The SHA-256 of scan.py and the modules it is compiled against, as
-    `todo_ls.checklist.engine` computes it."""
+    `todo_ls.checklist.scan_loader` computes it."""
     digest = hashlib.sha256()
     for name in COMPILED_FROM:
         digest.update((root / PACKAGE / name).read_bytes())

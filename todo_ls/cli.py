@@ -89,7 +89,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(raw)
     command = args.command or "serve"
     if command == "check":
-        from todo_ls.check import run_check
+        from todo_ls.commands.check import run_check
 
         return run_check(args.paths, args.format)
     if command == "install":
@@ -112,11 +112,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.getLogger("pygls").setLevel(logging.WARNING)
     if command == "mcp":
         # Imported here only: the language server never loads the MCP server.
-        from todo_ls.mcp_server import run_mcp
+        from todo_ls.mcp.server import run_mcp
 
         return run_mcp(args.directory)
     if command == "supervise":
-        from todo_ls.headless import run_supervise
+        from todo_ls.commands.supervise import run_supervise
 
         return run_supervise(url=args.url, directory=args.directory, settings=args.settings)
     from todo_ls.server.app import serve

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Protocol
 from urllib.parse import unquote, urlsplit
 
-from todo_ls import checklist as engine  # engine functions load on first use
+from todo_ls import checklist  # its functions load on first use
 from todo_ls.checklist import OPEN_STATES, Checklist, FileItem, Progress, StateRegistry
 from todo_ls.checklist.lines import split_lines
 from todo_ls.disk import DiskError, read_text
@@ -176,11 +176,11 @@ class FileState:
 
     @cached_property
     def progress(self) -> Progress:
-        return engine.document_progress(self.checklist)
+        return checklist.document_progress(self.checklist)
 
     def open_items(self, rel_path: str) -> list[FileItem]:
         """The open items as `path:line` references."""
-        return [i for i in engine.file_items(self.checklist, rel_path) if i.state in OPEN_STATES]
+        return [i for i in checklist.file_items(self.checklist, rel_path) if i.state in OPEN_STATES]
 
 
 @dataclass
@@ -450,14 +450,14 @@ class WorkspaceIndex:
                 return cached
             lines = doc.lines if doc.lines is not None else split_lines(doc.text)
             # A keystroke re-parses only its section (see checklist.incremental).
-            checklist = (
-                engine.reparse(cached.checklist, cached.lines, lines, self._registry)
+            parsed = (
+                checklist.reparse(cached.checklist, cached.lines, lines, self._registry)
                 if cached is not None
                 else None
             )
-            if checklist is None:
-                checklist = engine.parse(doc.text, self._registry)
-            state = FileState(path, doc.uri, doc.text, checklist, version=doc.version, lines=lines)
+            if parsed is None:
+                parsed = checklist.parse(doc.text, self._registry)
+            state = FileState(path, doc.uri, doc.text, parsed, version=doc.version, lines=lines)
         else:
             state = self._disk_state(path, cached)
         self._cache[path] = state
@@ -480,11 +480,11 @@ class WorkspaceIndex:
             path,
             uri,
             disk.text,
-            engine.parse(disk.text, self._registry),
+            checklist.parse(disk.text, self._registry),
             stamp=(disk.mtime_ns, disk.size),
         )
 
-    def file_items(self, folder: Folder) -> list[FileItem]:
+    def open_items(self, folder: Folder) -> list[FileItem]:
         """Open items of the folder's subscribed files, paths relative to the folder."""
         found: list[FileItem] = []
         for path in self.subscribed(folder):

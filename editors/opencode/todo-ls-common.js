@@ -4,7 +4,7 @@ import { readFile } from "node:fs/promises"
 import { homedir } from "node:os"
 import { join } from "node:path"
 
-// Must match todo_ls.todo_tools.SESSION_ARG: the argument todo-ls reads the session id from.
+// Must match todo_ls.todos.tools.SESSION_ARG: the argument todo-ls reads the session id from.
 export const SESSION_ARG = "todoLsSessionID"
 const TOOL = /^todo[_./:]todo_(write|read|subscribe|unsubscribe)$/ // server `todo`, its tools
 const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/

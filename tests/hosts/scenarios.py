@@ -386,7 +386,7 @@ class Supervisor:
     def start(self) -> Supervisor:
         import io
 
-        from todo_ls.headless import supervise
+        from todo_ls.commands.supervise import supervise
         from todo_ls.store import Store
 
         log = self.lines

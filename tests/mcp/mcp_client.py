@@ -12,7 +12,7 @@ from typing import Any
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from todo_ls.todo_tools import SESSION_ARG
+from todo_ls.todos.tools import SESSION_ARG
 
 TODO_LS = Path(sys.executable).with_name("todo-ls")
 

@@ -15,8 +15,8 @@ import pytest
 from mcp_client import TODO_LS
 
 from todo_ls import __version__
-from todo_ls.mcp_server import MAX_LINE
-from todo_ls.todo_tools import SESSION_ARG
+from todo_ls.mcp.server import MAX_LINE
+from todo_ls.todos.tools import SESSION_ARG
 
 pytestmark = pytest.mark.timeout(60)
 

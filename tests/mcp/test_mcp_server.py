@@ -11,7 +11,7 @@ import pytest
 from mcp_client import connect
 
 from todo_ls.store import Store
-from todo_ls.todo_tools import SESSION_ARG, snapshot_path
+from todo_ls.todos.tools import SESSION_ARG, snapshot_path
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -244,8 +244,8 @@ def test_the_opt_in_compiled_wheel_carries_the_compiled_scanner(dist: Dist, tmp_
     assert {f"{scan}.py", *built} <= names
     # Installed, the package parses with the compiled scanner, and finds what the pure one does.
     probe = (
-        "from todo_ls.checklist import engine, parse\n"
-        f"print(engine.COMPILED, parse({PLAN!r}) == engine.load_pure().scan({PLAN!r}))"
+        "from todo_ls.checklist import scan_loader, parse\n"
+        f"print(scan_loader.COMPILED, parse({PLAN!r}) == scan_loader.load_pure().scan({PLAN!r}))"
     )
     env = {**os.environ, "PYTHONPATH": str(tmp_path / "site")}
     assert _run([sys.executable, "-c", probe], env=env, cwd=tmp_path).strip() == "True True"
@@ -339,7 +339,7 @@ def test_release_publishes_compiled_wheels_for_every_supported_python() -> None:
     pythons = re.findall(r'"Programming Language :: Python :: 3\.(\d+)"', classifiers)
     [built] = re.findall(r'CIBW_BUILD: "([^"]+)"', job)
     assert built.split() == [f"cp3{minor}-*" for minor in pythons], (built, pythons)
-    assert "engine.COMPILED" in job
+    assert "scan_loader.COMPILED" in job
     for consumer in ("pypi", "github-release"):
         section = workflow.split(f"\n  {consumer}:\n", 1)[1].split("\n\n  ", 1)[0]
         assert "compiled-wheels" in section.split("steps:")[0], consumer

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from todo_ls.check import run_check
+from todo_ls.commands.check import run_check
 
 PLAN = """# Plan
 

@@ -26,9 +26,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from todo_ls.checklist import Heading, StateRegistry, parse
-from todo_ls.checklist.engine import ENGINE, NoCompiledEngine, load_compiled, load_pure
 from todo_ls.checklist.lines import split_lines
 from todo_ls.checklist.reference import reference_parse
+from todo_ls.checklist.scan_loader import SCANNER, NoCompiledScanner, load_compiled, load_pure
 
 
 def scanner_module(build: str) -> ModuleType:
@@ -38,7 +38,7 @@ def scanner_module(build: str) -> ModuleType:
         return load_pure()
     try:
         return load_compiled()
-    except NoCompiledEngine as error:
+    except NoCompiledScanner as error:
         pytest.fail(f"{error}: run scripts/setup-compiled.sh", pytrace=False)
 
 
@@ -397,7 +397,7 @@ def sweep(count: int, seed: int) -> dict[str, int]:
         lines = ["".join(map(rng.choice, parts)) for _ in range(rng.randint(1, 14))]
         text = _document(lines, rng.choice(LINE_ENDS), rng.random() < 0.1)
         disagree += parse(text) != reference_parse(text)
-        deferred += ENGINE.scan_only(text) is None
+        deferred += SCANNER.scan_only(text) is None
     return {"documents": count, "seed": seed, "disagree": disagree, "deferred": deferred}
 
 

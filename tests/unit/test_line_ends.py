@@ -1,6 +1,6 @@
 """Every line number todo-ls reports counts LSP's line ends only (`\\n`, `\\r\\n`, `\\r`): a
 file with U+2028, U+2029, NEL, form feed or vertical tab in its text gets the same references
-in `todo-ls check`, in the supervisor's nudges (`WorkspaceIndex.file_items`), and in a marker
+in `todo-ls check`, in the supervisor's nudges (`IndexWorkspace.file_items`), and in a marker
 written to a file the editor does not have open, as in the editor."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from todo_ls.check import run_check
 from todo_ls.checklist import StateRegistry, parse, set_state_edits
 from todo_ls.checklist.reference import reference_parse
+from todo_ls.commands.check import run_check
 from todo_ls.disk import write_markers
 from todo_ls.workspace import Folder, WorkspaceIndex
 
@@ -41,7 +41,7 @@ def test_nudge_references_count_lsp_lines(tmp_path: Path) -> None:
     folder = Folder.from_path(tmp_path)
     index.set_folders([folder])
     index.configure(["PLAN.md"], index.registry)
-    assert [i.ref for i in index.file_items(folder)] == ["PLAN.md:3"]
+    assert [i.ref for i in index.open_items(folder)] == ["PLAN.md:3"]
 
 
 def test_a_marker_written_to_disk_lands_on_its_line(tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ import logging
 
 import pytest
 
-from todo_ls.mcp_protocol import McpSession
+from todo_ls.mcp.protocol import McpSession
 
 
 def broken_tool(name: str, arguments: object) -> tuple[bool, str]:

@@ -36,9 +36,9 @@ from hostile_repo import (
 
 from todo_ls import project_file
 from todo_ls.checklist import StateRegistry
+from todo_ls.commands.supervise import run_supervise
 from todo_ls.config import Settings, load_settings
 from todo_ls.globs import expand_inside
-from todo_ls.headless import run_supervise
 from todo_ls.hook.run import LOG_NAME
 from todo_ls.hosts.base import HostError
 from todo_ls.hosts.http import HostHttp
@@ -184,7 +184,7 @@ def test_the_index_confines_only_the_folders_whose_patterns_are_the_project_file
     )
     assert index.subscribed(folder) == [repo.root / "PLAN.md"]
     assert index.patterns(folder) == ["PLAN.md", "link.md"]  # the watchers: nothing outside
-    assert [i.text for i in index.file_items(folder)] == [INSIDE_ITEM]
+    assert [i.text for i in index.open_items(folder)] == [INSIDE_ITEM]
     assert len(warned) == 2 and all(
         w.startswith(f"todo-ls: {repo.root}: ignoring ") for w in warned
     )
@@ -192,7 +192,7 @@ def test_the_index_confines_only_the_folders_whose_patterns_are_the_project_file
     assert index.subscribed(folder) == [repo.root / "PLAN.md"] and len(warned) == 2
     # The same patterns from the user's settings: any file.
     index.configure(patterns, StateRegistry.default(), {folder.key: patterns})
-    assert {i.text for i in index.file_items(folder)} == {INSIDE_ITEM, OUTSIDE_ITEM}
+    assert {i.text for i in index.open_items(folder)} == {INSIDE_ITEM, OUTSIDE_ITEM}
 
 
 def test_a_url_with_a_password_in_it_is_refused_without_repeating_it(

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from todo_ls.headless import headless_settings
+from todo_ls.commands.supervise import headless_settings
 
 
 def test_project_file_under_settings_and_url(

@@ -85,12 +85,12 @@ async def test_a_store_broken_in_use_leaves_the_host_list_and_says_why(
     try:
         h.store.set_session_todos(S, mcp_list(("Write the docs", "pending")), 0.0)
         await h.turn(todos=TODOS)
-        assert len(h.rt.session_todos(S)) == 3
+        assert len(h.rt.listed_todos(S)) == 3
         for suffix in ("", "-wal", "-shm"):  # a disk fault, or another program, under the store
             Path(f"{h.store.path}{suffix}").write_bytes(b"this is not a database " * 200)
         await asyncio.sleep(0)  # a later turn of the loop: the store's read cache checks again
         with caplog.at_level(logging.WARNING, logger="todo_ls.supervisor.runtime"):
-            listed = h.rt.session_todos(S)
+            listed = h.rt.listed_todos(S)
         assert [t.todo.content for t in listed] == ["Write the parser", "Add unit tests"]
         assert f"cannot read the todo list of {S}: the todo-ls state store" in caplog.text
         assert str(h.store.path) in caplog.text

@@ -875,7 +875,7 @@ async def test_the_store_list_follows_the_host_list_in_status_items_and_open_set
         (1, "Write the parser", "in_progress"),
         (2, "Add unit tests", "pending"),
     ]
-    assert [(t.source, t.position) for t in h.rt.session_todos(S)] == [
+    assert [(t.source, t.position) for t in h.rt.listed_todos(S)] == [
         ("store", 0),
         ("host", 0),
         ("host", 1),

@@ -102,7 +102,7 @@ def test_disk_parse_is_fresh_and_open_text_wins(folder: Folder) -> None:
     assert index.state(plan) is first  # unchanged on disk: cached
     plan.write_text("- [x] a\n- [ ] b\n", encoding="utf-8")
     os.utime(plan, ns=(first.stamp[0] + 10**9, first.stamp[0] + 10**9) if first.stamp else None)
-    assert [i.ref for i in index.file_items(folder)] == ["PLAN.md:2"]
+    assert [i.ref for i in index.open_items(folder)] == ["PLAN.md:2"]
     index.open_document(plan.as_uri(), 3, "- [ ] x\n- [ ] y\n- [/] z\n")
     assert index.state(plan).progress.open == 3
     index.close_document(plan.as_uri())

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from todo_ls.checklist.engine import ENGINE
 from todo_ls.checklist.model import Checklist, StateRegistry
+from todo_ls.checklist.scan_loader import SCANNER
 
-# The scanner's `scan`, compiled or pure (`engine.py` chooses).
-_scan: Callable[[str, StateRegistry | None], Checklist] = ENGINE.scan
+# The scanner's `scan`, compiled or pure (`scan_loader.py` chooses).
+_scan: Callable[[str, StateRegistry | None], Checklist] = SCANNER.scan
 
 
 def parse(text: str, registry: StateRegistry | None = None) -> Checklist:

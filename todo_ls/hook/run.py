@@ -16,12 +16,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, TextIO
 
 from todo_ls import project_file
-from todo_ls.hook import core, hosts, protocol, sources
+from todo_ls.hook import core, hosts, protocol
 from todo_ls.hook.hosts.base import HookHost
 from todo_ls.hook.settings import LightSettings, load
 from todo_ls.hook.transcript import Evidence, Transcript, evidence
 from todo_ls.store import Store, default_state_dir
 from todo_ls.supervisor.policy import LIFTED_BY_PROMPT
+from todo_ls.todos import host_lists
 
 if TYPE_CHECKING:
     from todo_ls.checklist.model import FileItem
@@ -176,7 +177,7 @@ def _stop(call: _Call) -> str | None:
     transcript = Transcript.open(Path(path)) if path else None
     seen = evidence(transcript, host) if transcript else Evidence(None, None)
     todos = _store_own_list(call, host.own_list(hook, env, transcript)) or []
-    own = [sources.Entry(t["content"], t["status"], t.get("priority")) for t in todos]
+    own = [host_lists.Entry(t["content"], t["status"], t.get("priority")) for t in todos]
     items = open_set(own, _file_items(folder, settings, store, call.log))
     open_hash = items.hash  # computed anew at each use: once here
     mark = core.work_mark(seen.tool_end, store.hook_work(sid)[0], todos)
@@ -254,7 +255,9 @@ def _file_items(
     return found
 
 
-def _store_own_list(call: _Call, found: list[sources.Todo] | None) -> list[sources.Todo] | None:
+def _store_own_list(
+    call: _Call, found: list[host_lists.Todo] | None
+) -> list[host_lists.Todo] | None:
     """Store the session's own list `found` where its host keeps it, when it changed; without
     one, the list stored earlier (a todo tool call seen by the post-tool hook)."""
     hook, _, store, _, _, env, now, _ = call

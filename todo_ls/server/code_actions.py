@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from todo_ls import checklist as engine  # engine functions load on first use
+from todo_ls import checklist  # its functions load on first use
 from todo_ls.checklist import STATES, StateRegistry, TaskItem
 from todo_ls.server.core import TodoLanguageServer
 from todo_ls.server.edits import workspace_edit
@@ -53,17 +53,17 @@ def item_actions(
     diagnostics: Sequence[types.Diagnostic] = (),
 ) -> list[types.CodeAction]:
     """The actions for one task item; `diagnostics` are the item's own diagnostics."""
-    checklist = state.checklist
+    parsed = state.checklist
 
     def to(state_name: str, indices: Sequence[int] = (item.index,)) -> list[MarkerEdit]:
-        return engine.set_state_edits(checklist, indices, state_name, registry)
+        return checklist.set_state_edits(parsed, indices, state_name, registry)
 
     closing = diagnostics if item.is_open else ()
     actions = []
     if item.state != "done":
         actions.append(_action("Mark done", state, to("done"), encoding, closing, True))
-    children = engine.descendants(checklist, item.index)
-    open_children = [i for i in children if checklist.items[i].is_open]
+    children = checklist.descendants(parsed, item.index)
+    open_children = [i for i in children if parsed.items[i].is_open]
     if open_children:
         edits = to("done", [item.index, *open_children])
         count = len(open_children)
@@ -89,21 +89,23 @@ def line_actions(
     diagnostics: Sequence[types.Diagnostic] = (),
 ) -> list[types.CodeAction]:
     """Every action for `line` of a subscribed document."""
-    checklist = state.checklist
-    item = next((i for i in checklist.items if i.line == line), None)
+    parsed = state.checklist
+    item = next((i for i in parsed.items if i.line == line), None)
     if item is not None:
         return item_actions(state, item, registry, encoding, diagnostics)
-    heading = next((h for h in checklist.headings if h.line == line), None)
+    heading = next((h for h in parsed.headings if h.line == line), None)
     if heading is not None:
-        open_items = [i.index for i in engine.section_items(checklist, heading.index) if i.is_open]
+        open_items = [i.index for i in checklist.section_items(parsed, heading.index) if i.is_open]
         if not open_items:
             return []
-        edits = engine.set_state_edits(checklist, open_items, "done", registry)
+        edits = checklist.set_state_edits(parsed, open_items, "done", registry)
         title = f"Mark section done ({len(open_items)} items)"
         return [_action(title, state, edits, encoding)]
-    plain = next((p for p in checklist.plain_items if p.line == line), None)
+    plain = next((p for p in parsed.plain_items if p.line == line), None)
     if plain is not None:
-        return [_action("Convert to task", state, [engine.convert_to_task_edit(plain)], encoding)]
+        return [
+            _action("Convert to task", state, [checklist.convert_to_task_edit(plain)], encoding)
+        ]
     return []
 
 

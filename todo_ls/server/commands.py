@@ -12,7 +12,7 @@ from typing import Any
 
 from pygls.exceptions import JsonRpcInvalidParams
 
-from todo_ls import checklist as engine  # engine functions load on first use
+from todo_ls import checklist  # its functions load on first use
 from todo_ls.checklist import STATES
 from todo_ls.server.core import TodoLanguageServer
 from todo_ls.server.edits import apply_marker_edits
@@ -79,8 +79,8 @@ async def set_item_state(
     item = next((i for i in current.checklist.items if i.line == line), None)
     if item is None:
         return {"applied": False, "state": None, "reason": f"line {line + 1} is not a task item"}
-    target = state or engine.toggle_state(item)
-    edits = engine.set_state_edits(current.checklist, [item.index], target, ls.registry)
+    target = state or checklist.toggle_state(item)
+    edits = checklist.set_state_edits(current.checklist, [item.index], target, ls.registry)
     applied, reason = await apply_marker_edits(ls, current, edits)
     result: dict[str, Any] = {"applied": applied, "state": target if applied else item.state}
     if reason:

@@ -12,9 +12,10 @@ when); reading them never validates anything or opens the store. The store is op
 explicitly, right after the `initialize` answer (lifecycle.py), and again only when `stateDir`
 changes.
 
-For the supervisor: `ls.workspace_index.folders` and `ls.workspace_index.file_items(folder)`
-give the open items of each workspace folder; `ls.status_changed()` asks for a new
-`todoLs/status` (coalesced).
+For the supervisor: `ls.workspace_index.folders` and, through
+`supervisor.runtime.IndexWorkspace.file_items(folder)`, every item (closed ones too) of each
+workspace folder's subscribed files; `ls.status_changed()` asks for a new `todoLs/status`
+(coalesced).
 """
 
 from __future__ import annotations

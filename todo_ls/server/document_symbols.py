@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
-from todo_ls import checklist as engine  # engine functions load on first use
+from todo_ls import checklist  # its functions load on first use
 from todo_ls.server.core import TodoLanguageServer
 from todo_ls.server.positions import Encoding
 from todo_ls.server.wire import RawJson
@@ -58,7 +58,7 @@ class SymbolEncoder:
         self.uri = state.uri
         self.encoding = encoding
         self.tags = tags
-        self.outline = engine.Outline(state.checklist)
+        self.outline = checklist.Outline(state.checklist)
         self.previous = previous or {}
         self.sections: dict[_SectionKey, str] = {}  # what this state used: the next reuse
 
@@ -86,7 +86,7 @@ class SymbolEncoder:
 
     def document_symbol(self, node: Node) -> str:
         """One node and its children as a `DocumentSymbol`."""
-        symbol = engine.node_symbol(self.checklist, self.lines, node)
+        symbol = checklist.node_symbol(self.checklist, self.lines, node)
         whole, text = self.ranges(symbol)
         found = self.fields(symbol)
         if symbol.detail:
@@ -136,7 +136,7 @@ class SymbolEncoder:
         if hierarchical:
             return self.encode_hierarchy()
         flat: list[dict[str, Any]] = []
-        self.symbol_information(engine.document_symbols(self.checklist, self.lines), None, flat)
+        self.symbol_information(checklist.document_symbols(self.checklist, self.lines), None, flat)
         return json.dumps(flat, separators=COMPACT)
 
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
-from todo_ls import checklist as engine  # engine functions load on first use
+from todo_ls import checklist  # its functions load on first use
 from todo_ls.server.commands import field_of, one_object
 from todo_ls.server.core import TodoLanguageServer
 from todo_ls.server.document_symbols import CACHED_DOCUMENTS
@@ -53,19 +53,19 @@ def encode_all(
     up to the next heading: the item folds there, encoded) for the next version to reuse where
     the part's lines are unchanged; a part's item folds depend on its own lines only
     (checklist.folding.item_folds)."""
-    checklist, lines = state.checklist, state.lines
-    outline = engine.Outline(checklist)
-    headings = {fold.start: fold for fold in engine.heading_folds(checklist, lines)}
+    parsed, lines = state.checklist, state.lines
+    outline = checklist.Outline(parsed)
+    headings = {fold.start: fold for fold in checklist.heading_folds(parsed, lines)}
     parts: dict[Any, _Part] = {}
     pieces: list[str] = []
     every: list[Fold] = []
-    starts = [0, *(h.line for h in checklist.headings), len(lines)]
-    for n, heading in enumerate([None, *range(len(checklist.headings))]):
+    starts = [0, *(h.line for h in parsed.headings), len(lines)]
+    for n, heading in enumerate([None, *range(len(parsed.headings))]):
         key = (starts[n], tuple(lines[starts[n] : starts[n + 1]]))
         part = previous.get(key)
         if part is None:
-            folds = engine.one_per_line(
-                engine.item_folds(checklist, lines, outline.owned_items(heading))
+            folds = checklist.one_per_line(
+                checklist.item_folds(parsed, lines, outline.owned_items(heading))
             )
             part = (folds, encode_folds(folds, collapsed_text)[1:-1])
         parts[key] = part
@@ -116,5 +116,5 @@ def register(server: TodoLanguageServer) -> None:
         uri: str = field_of("todoLs.foldDone", obj, "uri", str)
         await ls.configuration.ready()
         state = subscribed_state(ls, uri)
-        runs = engine.closed_runs(state.checklist, state.lines) if state is not None else []
+        runs = checklist.closed_runs(state.checklist, state.lines) if state is not None else []
         return {"ranges": [{"startLine": r.start, "endLine": r.end} for r in runs]}

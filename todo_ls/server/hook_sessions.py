@@ -18,13 +18,13 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from todo_ls.checklist.model import FileItem
-from todo_ls.hook.sources import Entry
 from todo_ls.store import HookSession, Store
 from todo_ls.supervisor.clock import Clock
 from todo_ls.supervisor.policy import SessionState, aggregate_state, open_set
 from todo_ls.supervisor.session_record import SessionDetail, SupervisedSession
 from todo_ls.supervisor.session_source import only_the_agent
-from todo_ls.supervisor.session_todos import ListedTodo, combined, session_items, todo_summary
+from todo_ls.todos.editor_list import ListedTodo, combined, session_items, todo_summary
+from todo_ls.todos.host_lists import Entry
 from todo_ls.workspace import innermost_folder
 
 log = logging.getLogger(__name__)
@@ -102,7 +102,7 @@ class HookSessions:
         """The most urgent state of the listed sessions (of `folder`), for the status word."""
         return aggregate_state(self._state(s)[0] for s in self.listed(folder))
 
-    def session_todos(self, session_id: str) -> tuple[ListedTodo, ...]:
+    def listed_todos(self, session_id: str) -> tuple[ListedTodo, ...]:
         """The session's list as the store mirrors it from the agent's own."""
         return combined((), self._store.session_todos(session_id))
 
@@ -113,7 +113,7 @@ class HookSessions:
             # The store mirrors the hook host's own list: only the agent changes it.
             found += session_items(
                 session.session_id,
-                self.session_todos(session.session_id),
+                self.listed_todos(session.session_id),
                 host_keeps_list=True,
             )
         return found

@@ -6,7 +6,7 @@ from bisect import bisect_left, bisect_right
 
 from lsprotocol import types
 
-from todo_ls import checklist as engine  # engine functions load on first use
+from todo_ls import checklist  # its functions load on first use
 from todo_ls.checklist import Progress
 from todo_ls.server.core import TodoLanguageServer
 from todo_ls.server.positions import Encoding
@@ -18,23 +18,23 @@ def progress_hints(
 ) -> list[types.InlayHint]:
     """Hints for the headings and parent items on lines `first_line..last_line` (inclusive)
     that own at least one item, placed at the end of their line."""
-    checklist = state.checklist
+    parsed = state.checklist
     found: list[tuple[int, Progress]] = []
-    heading_lines = [h.line for h in checklist.headings]
-    for heading in checklist.headings[
+    heading_lines = [h.line for h in parsed.headings]
+    for heading in parsed.headings[
         bisect_left(heading_lines, first_line) : bisect_right(heading_lines, last_line)
     ]:
-        found.append((heading.line, engine.heading_progress(checklist, heading.index)))
-    item_lines = [i.line for i in checklist.items]
-    for item in checklist.items[
+        found.append((heading.line, checklist.heading_progress(parsed, heading.index)))
+    item_lines = [i.line for i in parsed.items]
+    for item in parsed.items[
         bisect_left(item_lines, first_line) : bisect_right(item_lines, last_line)
     ]:
-        found.append((item.line, engine.item_progress(checklist, item.index)))
+        found.append((item.line, checklist.item_progress(parsed, item.index)))
     lines = state.lines
     return [
         types.InlayHint(
             position=encoding.position(lines, line, len(lines[line]) if line < len(lines) else 0),
-            label=engine.progress_label(progress),
+            label=checklist.progress_label(progress),
             padding_left=True,
         )
         for line, progress in sorted(found, key=lambda f: f[0])

@@ -283,7 +283,7 @@ class Supervision:
         completed and pending in the store. The session's source refuses items of a list the
         agent keeps (session_source.py, `read_only`); a session no source lists (a list the
         MCP tools keep) is toggled in the store, also while the supervisor is off."""
-        from todo_ls.supervisor.session_todos import combined, toggled_status
+        from todo_ls.todos.editor_list import combined, toggled_status
 
         runtime = self._runtime
         store = self._ls.store if runtime is None else runtime.store
@@ -291,7 +291,7 @@ class Supervision:
             return {"applied": False, "state": None, "reason": "the state store is unavailable"}
         source = self._owner(session_id)
         if source is not None:
-            listed = source.session_todos(session_id)
+            listed = source.listed_todos(session_id)
         else:
             listed = combined((), store.session_todos(session_id))
         if not 0 <= index < len(listed):

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
-from todo_ls import checklist as engine  # engine functions load on first use
+from todo_ls import checklist  # its functions load on first use
 from todo_ls.server.core import TodoLanguageServer
 from todo_ls.server.document_symbols import COMPACT, ITEM_KIND
 from todo_ls.server.wire import RawJson
@@ -36,13 +36,13 @@ _open_items: weakref.WeakKeyDictionary[FileState, OpenItems] = weakref.WeakKeyDi
 def open_items_of(state: FileState) -> OpenItems:
     found = _open_items.get(state)
     if found is None:
-        found = _open_items[state] = engine.OpenItems(state.checklist)
+        found = _open_items[state] = checklist.OpenItems(state.checklist)
     return found
 
 
 def workspace_symbols(ls: TodoLanguageServer, query: str, limit: int = LIMIT) -> str:
     """The matching open items as a JSON array of `SymbolInformation`."""
-    pattern = engine.fuzzy_pattern(query)
+    pattern = checklist.fuzzy_pattern(query)
     encoding = ls.encoding
     index = ls.workspace_index
     out: list[dict[str, Any]] = []
@@ -54,11 +54,11 @@ def workspace_symbols(ls: TodoLanguageServer, query: str, limit: int = LIMIT) ->
         rel = folder.relative(path)
         for item in open_items_of(state).search(pattern):
             line = state.lines[item.line] if item.line < len(state.lines) else ""
-            start, end = engine.text_span(line, item.text, item.marker_col + 2)
+            start, end = checklist.text_span(line, item.text, item.marker_col + 2)
             heading = headings[item.heading].text if item.heading is not None else ""
             out.append(
                 {
-                    "name": item.text or engine.NO_TEXT,
+                    "name": item.text or checklist.NO_TEXT,
                     "kind": ITEM_KIND,
                     "location": {
                         "uri": state.uri,

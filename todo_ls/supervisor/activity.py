@@ -170,7 +170,7 @@ class TreeView:
 # queued and delivered without the agent doing anything, and counting that as work would let
 # every nudge clear rule 4's "the agent did nothing since" for the next one. A real user
 # prompt counts through its UserMessage; the turn any input starts counts through its events.
-_WORK_EVENTS = (
+_AGENT_WORK_EVENTS = (
     ev.TurnStarted,
     ev.Retrying,
     ev.StepStarted,
@@ -292,7 +292,7 @@ class Tracker:
         was_in_flight = session.in_flight
         effects: list[Effect] = []
         structural = True
-        work = isinstance(event, _WORK_EVENTS)
+        work = isinstance(event, _AGENT_WORK_EVENTS)
         if isinstance(event, ev.SessionUpdated):
             # OpenCode repeats unchanged infos (every step updates the session's time).
             structural = self._set_info(event.info, now) or not known

@@ -19,7 +19,6 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
-from todo_ls.agent_todos import merged_with_host, stored_todos
 from todo_ls.checklist import file_items
 from todo_ls.checklist.model import FileItem
 from todo_ls.config import SupervisorSettings
@@ -51,9 +50,10 @@ from todo_ls.supervisor.policy import (
 )
 from todo_ls.supervisor.session_record import SupervisedSession
 from todo_ls.supervisor.session_source import DISCONNECTED, NOT_SUPERVISED, only_the_agent
-from todo_ls.supervisor.session_todos import ListedTodo, combined, session_items, todo_summary
 from todo_ls.supervisor.shared_fetch import SharedFetch
 from todo_ls.supervisor.text import Nudge, announcement
+from todo_ls.todos.editor_list import ListedTodo, combined, session_items, todo_summary
+from todo_ls.todos.model import merged_with_host, stored_todos
 from todo_ls.workspace import WorkspaceIndex, innermost_folder
 
 log = logging.getLogger(__name__)
@@ -68,7 +68,7 @@ LEDGER_RETENTION_S = 30 * 24 * 3600.0
 # Events that only show work going on (see `Runtime._still_working`); tools and steps
 # also change the counts the status shows ("1 tool").
 _COUNTED_WORK = (ev.ToolStarted, ev.ToolEnded, ev.StepStarted, ev.StepEnded)
-_WORK_EVENTS = (ev.SpanStarted, ev.SpanEnded, ev.ToolProgress, *_COUNTED_WORK)
+_STILL_WORKING_EVENTS = (ev.SpanStarted, ev.SpanEnded, ev.ToolProgress, *_COUNTED_WORK)
 
 
 class Workspace(Protocol):
@@ -79,7 +79,7 @@ class Workspace(Protocol):
         ...
 
     def file_items(self, folder: str) -> list[FileItem]:
-        """The task items of the folder's subscribed files (fresh)."""
+        """Every task item of the folder's subscribed files, closed ones included (fresh)."""
         ...
 
 
@@ -332,7 +332,7 @@ class Runtime:
         decision = self._decisions.get(session_id)
         session = self.tracker.sessions.get(session_id)
         return (
-            (repeat or isinstance(event, _WORK_EVENTS))
+            (repeat or isinstance(event, _STILL_WORKING_EVENTS))
             and decision is not None
             and decision.state == "working"
             and session is not None
@@ -441,7 +441,7 @@ class Runtime:
             log.warning("supervisor: cannot read the todo list of %s: %s", session_id, err)
             return None
 
-    def session_todos(self, session_id: str) -> tuple[ListedTodo, ...]:
+    def listed_todos(self, session_id: str) -> tuple[ListedTodo, ...]:
         """The session's own list as the editor shows it (the same items as the open set):
         the store's, then the host's (OpenCode 1.x `todowrite`) the store's list lacks."""
         session = self.tracker.sessions.get(session_id)
@@ -798,7 +798,7 @@ class Runtime:
                 open=len(items.items),
                 nudges=self._store.episode_nudge_count(sid),
                 paused_reason=decision.paused_reason,
-                todos=todo_summary(self.session_todos(sid)),
+                todos=todo_summary(self.listed_todos(sid)),
             )
             out.append(record)
         return out
@@ -808,7 +808,7 @@ class Runtime:
         found: list[dict[str, Any]] = []
         for sid in sorted(self._decisions):
             if self._listed(sid, folder):
-                found += session_items(sid, self.session_todos(sid))
+                found += session_items(sid, self.listed_todos(sid))
         return found
 
     def read_only(self, session_id: str, item: ListedTodo) -> str | None:

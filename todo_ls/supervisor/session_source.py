@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 if TYPE_CHECKING:
     from todo_ls.supervisor.policy import SessionState
     from todo_ls.supervisor.session_record import SupervisedSession
-    from todo_ls.supervisor.session_todos import ListedTodo
+    from todo_ls.todos.editor_list import ListedTodo
 
 # The status word of a source that cannot see its sessions (no OpenCode server reachable).
 DISCONNECTED: Literal["disconnected"] = "disconnected"
@@ -51,10 +51,10 @@ class SessionSource(Protocol):
 
     def session_list_items(self, folder: str | None = None) -> list[dict[str, Any]]:
         """Every item of the listed sessions' own lists, for `todoLs.list`
-        (`session_todos.session_items`)."""
+        (`todos.editor_list.session_items`)."""
         ...
 
-    def session_todos(self, session_id: str) -> tuple[ListedTodo, ...]:
+    def listed_todos(self, session_id: str) -> tuple[ListedTodo, ...]:
         """The session's own list as the editor shows it: `todoLs.toggle`'s `index` is a
         place in it."""
         ...

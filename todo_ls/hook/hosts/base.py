@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, NamedTuple
 
 if TYPE_CHECKING:
     from todo_ls.hook.protocol import HookInput
-    from todo_ls.hook.sources import Todo
     from todo_ls.hook.transcript import Transcript
+    from todo_ls.todos.host_lists import Todo
 
 Event = Literal[
     "stop",

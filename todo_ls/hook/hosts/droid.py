@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from todo_ls.hook.hosts.base import HookHost, InstallEvent, LineKind, home
 from todo_ls.hook.hosts.claude_code import message_kind
-from todo_ls.hook.sources import Todo, todowrite_list
+from todo_ls.todos.host_lists import Todo, todowrite_list
 
 if TYPE_CHECKING:
     from todo_ls.hook.protocol import HookInput

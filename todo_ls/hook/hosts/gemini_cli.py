@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from todo_ls.hook.hosts.base import Event, HookHost, InstallEvent, LineKind, home, texts
-from todo_ls.hook.sources import Todo, normalize
 from todo_ls.hook.transcript import mentions_nudge
+from todo_ls.todos.host_lists import Todo, normalize
 
 if TYPE_CHECKING:
     from todo_ls.hook.protocol import HookInput

@@ -27,8 +27,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from todo_ls.hook.hosts.base import HookHost, InstallEvent, LineKind, home, texts
-from todo_ls.hook.sources import Todo, normalize, todowrite_list
 from todo_ls.hook.transcript import mentions_nudge
+from todo_ls.todos.host_lists import Todo, normalize, todowrite_list
 
 if TYPE_CHECKING:
     from todo_ls.hook.protocol import HookInput

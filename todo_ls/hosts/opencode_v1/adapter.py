@@ -21,7 +21,7 @@ from todo_ls.hosts.opencode_v1.events import (
     _str,
     normalize,
     session_info,
-    session_todos,
+    todo_list,
 )
 from todo_ls.supervisor.events import (
     BusyKind,
@@ -196,7 +196,7 @@ class OpenCodeV1Host:
 
     async def todos(self, session_id: str) -> tuple[SessionTodo, ...]:
         """`GET /session/{id}/todo`; raises HostError("not-found") for an unknown session."""
-        return session_todos(await self._http.get_json(f"/session/{session_id}/todo"))
+        return todo_list(await self._http.get_json(f"/session/{session_id}/todo"))
 
     # --- actions --------------------------------------------------------------------------
 

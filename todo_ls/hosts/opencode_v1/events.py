@@ -142,7 +142,7 @@ def session_info(raw: Any) -> SessionInfo | None:
     )
 
 
-def session_todos(raw: Any) -> tuple[SessionTodo, ...]:
+def todo_list(raw: Any) -> tuple[SessionTodo, ...]:
     """A v1 todo list (`todo.updated` or `GET /session/{id}/todo`); bad entries are skipped."""
     todos = []
     for item in raw if isinstance(raw, list) else []:
@@ -344,7 +344,7 @@ def normalize(raw: Mapping[str, Any], memory: V1Memory | None = None) -> list[Se
     if etype == "message.part.delta":
         return [Activity(sid)]
     if etype == "todo.updated":
-        return [TodosUpdated(sid, session_todos(props.get("todos")))]
+        return [TodosUpdated(sid, todo_list(props.get("todos")))]
     if etype in ("permission.asked", "permission.v2.asked"):
         return [PermissionAsked(sid, _str(props.get("id")) or "", _permission_what(props))]
     if etype in ("question.asked", "question.v2.asked"):

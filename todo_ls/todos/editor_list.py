@@ -20,10 +20,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from todo_ls.agent_todos import OPEN_STATUSES, stored_todos
-from todo_ls.agent_todos import session_todos as as_session_todos
 from todo_ls.supervisor.events import SessionTodo, TodoStatus
 from todo_ls.supervisor.session_record import TodoCount
+from todo_ls.todos.model import OPEN_STATUSES, as_event_todos, stored_todos
 
 Source = Literal["host", "store"]
 
@@ -39,7 +38,7 @@ class ListedTodo:
 
 def _stored_todo(entry: Any) -> SessionTodo | None:
     """One entry of the store's list, read as the supervisor reads it (None: not an item)."""
-    parsed = as_session_todos(stored_todos([entry]))
+    parsed = as_event_todos(stored_todos([entry]))
     return parsed[0] if parsed else None
 
 

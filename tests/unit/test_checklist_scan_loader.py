@@ -1,5 +1,5 @@
 """Which scanner the package parses with: the compiled one built from the scan.py beside it,
-else scan.py itself (todo_ls/checklist/engine.py).
+else scan.py itself (todo_ls/checklist/scan_loader.py).
 
 The choice is made at import, so each case runs a fresh Python on a copy of the package: with
 the compiled scanner as scripts/setup-compiled.sh leaves it, with scan.py edited since that
@@ -17,14 +17,14 @@ from pathlib import Path
 import pytest
 
 import todo_ls
-from todo_ls.checklist import engine, parse
+from todo_ls.checklist import parse, scan_loader
 from todo_ls.checklist.model import TaskItem
 
 PACKAGE = Path(todo_ls.__file__).resolve().parent
 SETUP_HINT = "run scripts/setup-compiled.sh"
 PROBE = (
-    "from todo_ls.checklist import engine, parse\n"
-    "print(engine.COMPILED, [i.text for i in parse('- [ ] a\\n  - [x] b\\n').items])"
+    "from todo_ls.checklist import scan_loader, parse\n"
+    "print(scan_loader.COMPILED, [i.text for i in parse('- [ ] a\\n  - [x] b\\n').items])"
 )
 
 
@@ -46,7 +46,7 @@ def _probe(root: Path) -> tuple[str, str]:
 
 
 def _require_compiled() -> None:
-    if not engine.COMPILED:
+    if not scan_loader.COMPILED:
         pytest.fail(f"the package parses with the pure scanner: {SETUP_HINT}", pytrace=False)
 
 

@@ -1,6 +1,6 @@
 """A session's own todo list, as the agent writes it with `todo_write` (see docs/mcp-todo-tools.md).
 
-Pure: no store, no files, no MCP. The tools in `todo_ls.todo_tools` validate the agent's input
+Pure: no store, no files, no MCP. The tools in `todo_ls.todos.tools` validate the agent's input
 here, keep the canonical list in the shared store and render the answers with these functions;
 the supervisor reads the stored list back through `stored_todos`.
 
@@ -131,7 +131,7 @@ def stored_todos(raw: object) -> tuple[Todo, ...]:
     return tuple(found)
 
 
-def session_todos(todos: Iterable[Todo]) -> tuple[SessionTodo, ...]:
+def as_event_todos(todos: Iterable[Todo]) -> tuple[SessionTodo, ...]:
     """The list in the supervisor's event model."""
     return tuple(SessionTodo(t.content, _SESSION_STATUS[t.status], t.priority) for t in todos)
 
@@ -142,7 +142,7 @@ def merged_with_host(
     """A session's list for the supervisor when the host keeps one too (OpenCode 1.x
     `todowrite`): the union of both, an item in both (same content) taken from the todo-ls
     list, which the agent's system prompt and the editor show."""
-    ours = session_todos(stored)
+    ours = as_event_todos(stored)
     taken = {t.content.strip() for t in ours}
     return (*ours, *(t for t in host if t.content.strip() not in taken))
 

@@ -3,7 +3,7 @@
 
 Transport-free: `TodoTools.call(name, arguments)` returns the answer text or raises `ToolError`
 with a one-line message, and writes nothing when it raises. The MCP glue is in
-`todo_ls.mcp_server`.
+`todo_ls.mcp.server`.
 
 Lists are kept per session in the shared store, so every todo-ls process (the language server,
 `todo-ls supervise`) sees them. MCP gives a tool call no session id: the companion OpenCode
@@ -25,7 +25,10 @@ from pathlib import Path
 from typing import Any
 
 from todo_ls import project_file
-from todo_ls.agent_todos import (
+from todo_ls.checklist import StateRegistry
+from todo_ls.config import LoadedSettings, load_settings
+from todo_ls.store import Store, StoreError, default_state_dir
+from todo_ls.todos.model import (
     Todo,
     TodoInputError,
     context_block,
@@ -35,9 +38,6 @@ from todo_ls.agent_todos import (
     summary,
     write_answer,
 )
-from todo_ls.checklist import StateRegistry
-from todo_ls.config import LoadedSettings, load_settings
-from todo_ls.store import Store, StoreError, default_state_dir
 from todo_ls.workspace import Folder, SubscriptionError, WorkspaceIndex
 
 log = logging.getLogger(__name__)
@@ -145,7 +145,7 @@ class TodoTools:
         index = self._index(settings)
         folder = index.folders[0]
         file_lines = []
-        for item in index.file_items(folder):
+        for item in index.open_items(folder):
             file_lines.append(f"- {item.ref} — {item.text}{_FILE_STATES.get(item.state, '')}")
         if not todos and not file_lines:
             return "No todos."

@@ -2,7 +2,7 @@
 message per line on stdin, one answer per line on stdout; see docs/mcp-todo-tools.md).
 
 Pure: `McpSession.handle_line` takes one line and returns the line to write back (or None), so
-the protocol is tested without a process, and `todo_ls.mcp_server` only moves lines. Requests
+the protocol is tested without a process, and `todo_ls.mcp.server` only moves lines. Requests
 are answered one at a time, in the order they came.
 
 Written here rather than taken from the MCP Python SDK: the SDK pulls compiled packages into

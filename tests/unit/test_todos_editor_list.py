@@ -1,10 +1,10 @@
-"""The session todo list as the editor sees it (todo_ls.supervisor.session_todos)."""
+"""The session todo list as the editor sees it (todo_ls.todos.editor_list)."""
 
 from __future__ import annotations
 
 from todo_ls.supervisor.events import SessionTodo
 from todo_ls.supervisor.session_record import TodoCount
-from todo_ls.supervisor.session_todos import (
+from todo_ls.todos.editor_list import (
     combined,
     session_items,
     todo_summary,

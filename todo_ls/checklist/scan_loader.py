@@ -29,7 +29,7 @@ STAMP = os.path.join(_HERE, "scan.compiled-from")
 _PURE_NAME = "todo_ls.checklist.scan_pure"
 
 
-class NoCompiledEngine(ImportError):
+class NoCompiledScanner(ImportError):
     """There is no compiled scanner for this Python, or it was built from another scan.py (or
     model)."""
 
@@ -64,20 +64,20 @@ def _source_hash() -> str:
 
 
 def load_compiled() -> ModuleType:
-    """The compiled scanner; `NoCompiledEngine` says why there is none that may be used."""
+    """The compiled scanner; `NoCompiledScanner` says why there is none that may be used."""
     try:
         module = importlib.import_module("todo_ls.checklist.scan")
     except ImportError as error:  # e.g. built for another Python, a library missing
-        raise NoCompiledEngine(f"the compiled scanner does not load: {error}") from error
+        raise NoCompiledScanner(f"the compiled scanner does not load: {error}") from error
     if not is_compiled(module):
-        raise NoCompiledEngine(f"no compiled scanner for this Python beside {SOURCE}")
+        raise NoCompiledScanner(f"no compiled scanner for this Python beside {SOURCE}")
     try:
         with open(STAMP, encoding="utf-8") as stamp_file:
             stamp = stamp_file.read().strip()
     except OSError:
         stamp = ""
     if stamp != _source_hash():
-        raise NoCompiledEngine(
+        raise NoCompiledScanner(
             f"the compiled scanner {module.__file__} was built from another scan.py"
             f" (or {', '.join(COMPILED_FROM[1:])})"
             " (run scripts/setup-compiled.sh to rebuild it)"
@@ -88,7 +88,7 @@ def load_compiled() -> ModuleType:
 def _choose() -> ModuleType:
     try:
         return load_compiled()
-    except NoCompiledEngine as error:
+    except NoCompiledScanner as error:
         module = sys.modules.get("todo_ls.checklist.scan")
         if module is not None and not is_compiled(module):
             return module  # only the source is installed: the usual case, nothing to say
@@ -98,6 +98,6 @@ def _choose() -> ModuleType:
         return load_pure()
 
 
-ENGINE: ModuleType = _choose()
+SCANNER: ModuleType = _choose()
 """The scanner module `todo_ls.checklist.parse` uses."""
-COMPILED = is_compiled(ENGINE)
+COMPILED = is_compiled(SCANNER)

@@ -1,6 +1,6 @@
 """`todo-ls mcp`: the agent todo tools over MCP on stdio (server name `todo`).
 
-The tools are in `todo_ls.todo_tools` and the protocol in `todo_ls.mcp_protocol`; this module
+The tools are in `todo_ls.todos.tools` and the protocol in `todo_ls.mcp.protocol`; this module
 declares the tools' input schemas, turns `ToolError` into a tool error answer (`isError`), so a
 bad call never ends the server, and moves lines between stdin, the session and stdout.
 """
@@ -13,10 +13,10 @@ import sys
 from typing import IO, Any
 
 from todo_ls import __version__
-from todo_ls.agent_todos import MAX_CONTENT, MAX_TODOS, PRIORITIES, STATUSES
-from todo_ls.mcp_protocol import INVALID_REQUEST, McpSession, error_line
+from todo_ls.mcp.protocol import INVALID_REQUEST, McpSession, error_line
 from todo_ls.store import Store
-from todo_ls.todo_tools import MAX_FILES, TodoTools, ToolError, read_settings
+from todo_ls.todos.model import MAX_CONTENT, MAX_TODOS, PRIORITIES, STATUSES
+from todo_ls.todos.tools import MAX_FILES, TodoTools, ToolError, read_settings
 from todo_ls.workspace import normalize
 
 log = logging.getLogger(__name__)
