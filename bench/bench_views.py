@@ -13,11 +13,12 @@
 
 Baseline, in the same run: the round trip of a request the server answers trivially
 (`textDocument/hover`, which it does not implement: MethodNotFound). Each request reports its
-round trip, that no-op round trip and the server's time: its round-trip p50 minus the no-op's
-p50 (`server_p50_ms`, what the budget is compared with: the pipe and the JSON-RPC framing
-every request pays are the baseline's). Beside it, the server's own CPU time in the request
-(Linux schedstat of its main thread, `cpu_p50_ms`) minus the no-op's (`server_cpu_p50_ms`):
-on a shared machine the round trip also counts the wait for a core.
+round trip, that no-op round trip and the server's time, twice: the server's own CPU time in
+the request (Linux schedstat of its main thread, `cpu_p50_ms`) minus the no-op's
+(`server_cpu_p50_ms`, what the budget is compared with), and the round-trip p50 minus the
+no-op's (`server_p50_ms`). The pipe and the JSON-RPC framing every request pays are the
+baseline's; on a shared machine the round trip also counts each wait for a core, which the
+CPU time does not.
 
 Budgets (README, "Performance"): documentSymbol and foldingRange p50 <= 20 ms on the 1 MB plan
 and <= 1 ms on the 1,000-line plan; workspace/symbol p50 <= 50 ms with either query; each is
@@ -176,8 +177,8 @@ async def workspace_session(root: Path, repeats: int) -> dict[str, Any]:
 
 
 def judge(results: dict[str, Any]) -> bool:
-    """Each request's server time (its p50 minus the no-op's, wall clock and CPU) and ratio;
-    those with a budget are judged by their server time."""
+    """Each request's server time (its p50 minus the no-op's, CPU and wall clock) and ratio;
+    those with a budget are judged by the server's CPU time."""
     ok = True
     for part in ("document", "workspace"):
         base = results[part]["baseline_round_trip"]
@@ -195,7 +196,7 @@ def judge(results: dict[str, Any]) -> bool:
             if budget is None:
                 continue
             figures["budget_p50_ms"] = budget
-            figures["within_budget"] = figures["server_p50_ms"] <= budget
+            figures["within_budget"] = figures["server_cpu_p50_ms"] <= budget
             ok = ok and figures["within_budget"]
     return ok
 

@@ -50,6 +50,9 @@ EDITS = [
     ("text changed in a subsection", lambda t: t.replace("2. [x] f", "2. [x] f ünï")),
     ("a section removed", lambda t: t.replace("## Three\n\n- [?] g\n", "")),
     ("blank lines at a section's end", lambda t: t.replace("- [~] d", "- [~] d\n\n\n")),
+    ("a percent sign in a section", lambda t: t.replace("- [~] d", "- [~] d at 50%")),
+    ("a line inserted above it", lambda t: t.replace("- [x] a\n", "- [x] a\n- [ ] a3\n")),
+    ("that line removed: it moves back up", lambda t: t.replace("- [ ] a3\n", "")),
 ]  # fmt: skip
 
 
