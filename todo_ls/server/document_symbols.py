@@ -41,6 +41,14 @@ _Section = tuple[str, dict[str, int]]
 _NO_COUNTS: dict[str, int] = {}  # shared by every leaf item: never written to
 
 
+def add_counts(counts: dict[str, int], more: dict[str, int], state: str | None = None) -> None:
+    """Add the counts per state `more`, and one item in `state` when given, to `counts`."""
+    if state is not None:
+        counts[state] = counts.get(state, 0) + 1
+    for name, n in more.items():
+        counts[name] = counts.get(name, 0) + n
+
+
 class SymbolEncoder:
     """The symbols of one document state in the client's encoding, as JSON.
 
@@ -142,10 +150,7 @@ class SymbolEncoder:
             for child in kids[index]:
                 encoded, under = self._item(child, kids)
                 children.append(encoded)
-                state = items[child].state
-                below[state] = below.get(state, 0) + 1
-                for name, n in under.items():
-                    below[name] = below.get(name, 0) + n
+                add_counts(below, under, items[child].state)
         start, end = engine.text_span(self._line(item.line), item.text, item.marker_col + 2)
         detail = item.state
         if below:
@@ -175,10 +180,7 @@ class SymbolEncoder:
         for root in roots:
             text, below = self._item(root, kids)
             encoded.append(text)
-            state = items[root].state
-            counts[state] = counts.get(state, 0) + 1
-            for name, n in below.items():
-                counts[name] = counts.get(name, 0) + n
+            add_counts(counts, below, items[root].state)
         return encoded, counts
 
     def _owned(self, heading: int | None) -> tuple[int, int]:
@@ -202,8 +204,7 @@ class SymbolEncoder:
             for sub in subheadings.get(index, ()):
                 encoded, under = self._heading(sub, subheadings)
                 children.append(encoded)
-                for name, n in under.items():
-                    counts[name] = counts.get(name, 0) + n
+                add_counts(counts, under)
             head = f'"name":{encode_basestring_ascii(heading.text or engine.NO_TEXT)}'
             head += f',"kind":{HEADING_KIND}'
             if counts:
