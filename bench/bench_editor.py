@@ -52,6 +52,7 @@ class Document:
             i for i in range(middle, len(self.lines)) if self.lines[i].lstrip().startswith("- [")
         )
         self._inserted = False
+        self._line_added = False
         client.notify(
             "textDocument/didOpen",
             {
@@ -81,6 +82,20 @@ class Document:
             }
             text = "z"
         self._inserted = not self._inserted
+        return self._send(rng, text)
+
+    def change_line(self) -> int:
+        """Insert a new item line below the edited line or remove it again (alternately): the
+        lines after it move, as when a user presses Enter; returns the new version."""
+        below = {"line": self.edit_line + 1, "character": 0}
+        if self._line_added:
+            rng, text = {"start": below, "end": {"line": self.edit_line + 2, "character": 0}}, ""
+        else:
+            rng, text = {"start": below, "end": below}, "- [ ] a new item\n"
+        self._line_added = not self._line_added
+        return self._send(rng, text)
+
+    def _send(self, rng: dict[str, Any], text: str) -> int:
         self.version += 1
         self.client.notify(
             "textDocument/didChange",

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from todo_ls.checklist import StateRegistry, parse
+from todo_ls.checklist import StateRegistry, Symbol, document_symbols, parse
 from todo_ls.checklist.lines import split_lines
 from todo_ls.server.document_symbols import SymbolEncoder
 from todo_ls.server.folding import encode_all
@@ -50,6 +50,9 @@ EDITS = [
     ("text changed in a subsection", lambda t: t.replace("2. [x] f", "2. [x] f ünï")),
     ("a section removed", lambda t: t.replace("## Three\n\n- [?] g\n", "")),
     ("blank lines at a section's end", lambda t: t.replace("- [~] d", "- [~] d\n\n\n")),
+    ("a percent sign in a section", lambda t: t.replace("- [~] d", "- [~] d at 50%")),
+    ("a line inserted above it", lambda t: t.replace("- [x] a\n", "- [x] a\n- [ ] a3\n")),
+    ("that line removed: it moves back up", lambda t: t.replace("- [ ] a3\n", "")),
 ]  # fmt: skip
 
 
@@ -85,3 +88,45 @@ def test_reused_outline_and_folds_equal_fresh_ones(encoding: Encoding) -> None:
 
     walk(json.loads(fresh))
     assert "a2" in names and "Split" in names and "Three" not in names
+
+
+def reference_outline(current: FileState, encoding: Encoding) -> list[dict[str, Any]]:
+    """The engine's outline (checklist.document_symbols) as `DocumentSymbol` objects, built
+    field by field: what the server's hand-written JSON must equal."""
+    lines = current.lines
+
+    def position(line: int, col: int) -> dict[str, int]:
+        text = lines[line] if line < len(lines) else ""
+        return {"line": line, "character": encoding.column(text, col)}
+
+    def convert(symbol: Symbol) -> dict[str, Any]:
+        found: dict[str, Any] = {
+            "name": symbol.name,
+            "kind": 15 if symbol.kind == "heading" else 17,
+        }
+        if symbol.closed:
+            found["tags"] = [1]
+        if symbol.detail:
+            found["detail"] = symbol.detail
+        found["range"] = {"start": position(*symbol.start), "end": position(*symbol.end)}
+        found["selectionRange"] = {
+            "start": position(symbol.line, symbol.text_start),
+            "end": position(symbol.line, symbol.text_end),
+        }
+        if symbol.children:
+            found["children"] = [convert(child) for child in symbol.children]
+        return found
+
+    return [convert(s) for s in document_symbols(current.checklist, lines)]
+
+
+@pytest.mark.parametrize("encoding", [Encoding.UTF8, Encoding.UTF16])
+def test_encoded_outline_is_the_engines_outline(encoding: Encoding) -> None:
+    # An item nested under an item of another section, and headings skipping levels.
+    text = (
+        PLAN + "- [ ] under Three\n  # Inside ☕\n  - [x] nested past a heading\n#### Deep\n- [ ]\n"
+    )
+    for version in (text, *(edit(text) for _, edit in EDITS)):
+        current = state(version)
+        encoded = SymbolEncoder(current, encoding, True).encode(True)
+        assert json.loads(encoded) == reference_outline(current, encoding)

@@ -6,6 +6,7 @@ editors' "fold done items" actions (checklist.folding says what counts).
 from __future__ import annotations
 
 import json
+from bisect import bisect_left, bisect_right
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
@@ -52,28 +53,33 @@ def encode_all(
     """The document's folding ranges as JSON, and each heading's part (its line and the lines
     up to the next heading: the item folds there, encoded) for the next version to reuse where
     the part's lines are unchanged; a part's item folds depend on its own lines only
-    (checklist.folding.item_folds)."""
+    (checklist.folding.item_folds). A heading's own fold (its whole section, subsections
+    included) is written directly: no fold object for it unless a range limit needs the list."""
     parsed, lines = state.checklist, state.lines
-    outline = checklist.Outline(parsed)
-    headings = {fold.start: fold for fold in checklist.heading_folds(parsed, lines)}
+    headings = parsed.headings
+    item_lines = [item.line for item in parsed.items]
     parts: dict[Any, _Part] = {}
     pieces: list[str] = []
-    every: list[Fold] = []
-    starts = [0, *(h.line for h in parsed.headings), len(lines)]
-    for n, heading in enumerate([None, *range(len(parsed.headings))]):
+    every: list[Fold] = []  # every fold in order, kept only to cut at `limit`
+    starts = [0, *(h.line for h in headings), len(lines)]
+    for n in range(len(headings) + 1):
+        heading = headings[n - 1] if n else None
+        if heading is not None:  # the heading's section first: it starts before its items
+            end = checklist.section_end(lines, heading)
+            if end > heading.line:
+                pieces.append(f'{{"startLine":{heading.line},"endLine":{end},"kind":"{REGION}"}}')
+                if limit:
+                    every.append(checklist.Fold(heading.line, end))
         key = (starts[n], tuple(lines[starts[n] : starts[n + 1]]))
         part = previous.get(key)
         if part is None:
-            folds = checklist.one_per_line(
-                checklist.item_folds(parsed, lines, outline.owned_items(heading))
-            )
+            first = bisect_right(item_lines, heading.line) if heading is not None else 0
+            owned = range(first, bisect_left(item_lines, starts[n + 1]))
+            folds = checklist.one_per_line(checklist.item_folds(parsed, lines, owned))
             part = (folds, encode_folds(folds, collapsed_text)[1:-1])
         parts[key] = part
-        own = headings.get(starts[n]) if heading is not None else None
-        if own is not None:  # the heading's section first: it starts before its items
-            every.append(own)
-            pieces.append(encode_folds([own], collapsed_text)[1:-1])
-        every += part[0]
+        if limit:
+            every += part[0]
         if part[1]:
             pieces.append(part[1])
     if limit and len(every) > limit:
