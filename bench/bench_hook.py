@@ -49,7 +49,7 @@ FORBIDDEN_MODULES = (
     "httpx",
     "httpx_sse",
     "pydantic",
-    "todo_ls.config",
+    "todo_ls.settings.model",
     "todo_ls.server",
     "todo_ls.supervisor.runtime",
     "todo_ls.supervisor.activity",

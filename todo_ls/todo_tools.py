@@ -25,7 +25,6 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from todo_ls import project_file
 from todo_ls.agent_todos import (
     Todo,
     TodoInputError,
@@ -37,7 +36,8 @@ from todo_ls.agent_todos import (
     write_answer,
 )
 from todo_ls.checklist import StateRegistry
-from todo_ls.config import LoadedSettings, load_settings
+from todo_ls.settings import project_file
+from todo_ls.settings.model import LoadedSettings, load_settings
 from todo_ls.store import Store, default_state_dir
 from todo_ls.workspace import Folder, SubscriptionError, WorkspaceIndex
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from test_supervisor_runtime import TODOS, Harness
 
-from todo_ls.config import SupervisorSettings
+from todo_ls.settings.model import SupervisorSettings
 
 S = "ses_a"
 
