@@ -9,7 +9,6 @@ when the two answer differently for a key. Plain data with no pydantic: the hook
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Generic, Literal, TypeVar
 from urllib.parse import urlsplit
 
@@ -32,17 +31,35 @@ def url_has_credentials(url: str) -> bool:
     return "@" in urlsplit(url).netloc
 
 
-@dataclass(frozen=True)
 class Key(Generic[T_co]):
-    """One setting: where it is (camelCase, as a user writes it), what it holds, its default."""
+    """One setting: where it is (camelCase, as a user writes it), what it holds, its default.
 
-    path: tuple[str, ...]
-    kind: Kind
-    default: T_co
-    nullable: bool = False  # null (JSON) is a value: "not set", the default when that is None
-    at_least: int | None = None  # value >= at_least
-    above: float | None = None  # value > above
-    choices: tuple[str, ...] = ()
+    A plain class, not a dataclass: the hook imports this module, and `dataclasses` (with
+    `inspect`) would cost it more than the rest of its settings."""
+
+    __slots__ = ("above", "at_least", "choices", "default", "kind", "nullable", "path")
+
+    def __init__(
+        self,
+        path: tuple[str, ...],
+        kind: Kind,
+        default: T_co,
+        *,
+        nullable: bool = False,  # null (JSON) is a value: "not set", when the default is None
+        at_least: int | None = None,  # value >= at_least
+        above: float | None = None,  # value > above
+        choices: tuple[str, ...] = (),
+    ) -> None:
+        self.path = path
+        self.kind = kind
+        self.default = default
+        self.nullable = nullable
+        self.at_least = at_least
+        self.above = above
+        self.choices = choices
+
+    def __repr__(self) -> str:
+        return f"Key({self.name!r})"
 
     @property
     def name(self) -> str:
