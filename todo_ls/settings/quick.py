@@ -4,7 +4,7 @@ They come from the project file (`todo-ls.toml`), the only settings a hook can s
 `stateDir` (the project file may not choose where todo-ls writes: the state folder is the
 environment's, `store.default_state_dir`). Defaults and bounds are the table's (`table`), so
 each value gets the answer the full model gives it: a bad one gets a one-line warning naming
-the key, as in the editor, and its default is used. `check` can judge any key of the table;
+the key, as in the editor, and its default is used. `read` judges any key of the table;
 `load` reads only those these entry points use and leaves the rest to the language server.
 """
 
