@@ -31,8 +31,8 @@ from lsp_client import SERVER, LspClient, capabilities
 BUDGET_P50_MS = 450.0
 LAZY_MODULES = (
     "pydantic",
-    "todo_ls.config",
-    "todo_ls.project_file",
+    "todo_ls.settings.model",
+    "todo_ls.settings.project_file",
     "tomllib",
     "sqlite3",
     "todo_ls.store",

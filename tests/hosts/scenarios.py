@@ -355,7 +355,7 @@ class Supervisor:
     """
 
     def __init__(self, folder: Path, url: str, state_dir: Path, **timing: Any) -> None:
-        from todo_ls.config import SupervisorSettings
+        from todo_ls.settings.model import SupervisorSettings
 
         settings: dict[str, Any] = {
             "url": url,

@@ -12,10 +12,10 @@ from pathlib import Path
 import httpx
 import pytest
 
-from todo_ls.config import SupervisorSettings
 from todo_ls.hosts.base import HostError
 from todo_ls.hosts.discovery import connect_host
 from todo_ls.hosts.local_servers import Listener
+from todo_ls.settings.model import SupervisorSettings
 
 pytestmark = pytest.mark.timeout(30)
 

@@ -8,9 +8,9 @@ import pytest
 from fake_model import FakeModel, bash, stall, text, todowrite
 from scenarios import EventLog, OpencodeServer
 
-from todo_ls.config import SupervisorSettings
 from todo_ls.hosts.base import Host, HostError
 from todo_ls.hosts.discovery import connect_host
+from todo_ls.settings.model import SupervisorSettings
 from todo_ls.supervisor.events import (
     Connected,
     Disconnected,

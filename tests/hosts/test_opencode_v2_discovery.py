@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 from fake_v2 import NEWER, OPENAPI_BUILD, FakeV2Server, Variant
 
-from todo_ls.config import SupervisorSettings
 from todo_ls.hosts.base import HostError
 from todo_ls.hosts.discovery import connect_host
 from todo_ls.hosts.local_servers import Listener
 from todo_ls.hosts.opencode_v2.adapter import OpenCodeV2Host
 from todo_ls.hosts.opencode_v2.registration import from_registration, registration_path
+from todo_ls.settings.model import SupervisorSettings
 
 pytestmark = pytest.mark.timeout(30)
 

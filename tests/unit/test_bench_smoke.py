@@ -114,7 +114,7 @@ def test_coldstart_bench_finds_no_eager_heavy_import() -> None:
     # supervisor, host adapters, httpx and markdown-it-py: none before the initialize answer.
     assert {
         "pydantic",
-        "todo_ls.config",
+        "todo_ls.settings.model",
         "sqlite3",
         "todo_ls.checklist.parse",
         "todo_ls.checklist.scan",
@@ -175,7 +175,7 @@ def test_hook_bench_blocks_every_stop_and_loads_no_heavy_module() -> None:
         assert host["hook_stop"]["n"] == 2 and host["transcript_bytes"] >= 10 * 1024 * 1024
     # Measured in the real hook process at its exit: no pygls, httpx, pydantic, settings model,
     # supervisor runtime or host adapter was loaded.
-    assert {"pygls", "httpx", "pydantic", "todo_ls.config"} <= set(
+    assert {"pygls", "httpx", "pydantic", "todo_ls.settings.model"} <= set(
         report["budget"]["forbidden_modules"]
     )
     assert report["heavy_modules_loaded"] == []

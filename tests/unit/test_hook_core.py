@@ -9,7 +9,7 @@ import pytest
 
 from todo_ls.checklist.model import FileItem
 from todo_ls.hook import core, hosts, protocol
-from todo_ls.hook.settings import LightSettings, load
+from todo_ls.settings.quick import LightSettings, load
 from todo_ls.supervisor.policy import NudgeHistory, OpenSet, evaluate_stop, open_set
 
 SETTINGS = LightSettings()  # 5 no-progress blocks, 20 per episode
@@ -184,7 +184,7 @@ def test_episode_cap_holds_across_changing_open_sets() -> None:
 def test_stop_mode_has_no_settle_delay_and_no_rate_limit() -> None:
     # The runtime waits settleMs and minNudgeIntervalMs; a Stop hook cannot wait. A block
     # right after another one is allowed when the agent did work.
-    from todo_ls.config import SupervisorSettings
+    from todo_ls.settings.model import SupervisorSettings
 
     editor_settings = SupervisorSettings(min_nudge_interval_ms=3_600_000, settle_ms=60_000)
     decision = evaluate_stop(ITEMS, editor_settings, None, blocked_once(), worked_since_last=True)

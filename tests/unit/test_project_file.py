@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from todo_ls import project_file
+from todo_ls.settings import project_file
 
 
 def test_no_file_means_no_settings_and_no_error(tmp_path: Path) -> None:

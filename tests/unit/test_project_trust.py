@@ -34,14 +34,14 @@ from hostile_repo import (
     hostile_repo,
 )
 
-from todo_ls import project_file
 from todo_ls.checklist import StateRegistry
 from todo_ls.commands.supervise import run_supervise
-from todo_ls.config import Settings, load_settings
 from todo_ls.globs import expand_inside
 from todo_ls.hook.run import LOG_NAME
 from todo_ls.hosts.base import HostError
 from todo_ls.hosts.http import HostHttp
+from todo_ls.settings import project_file
+from todo_ls.settings.model import Settings, load_settings
 from todo_ls.store import DB_NAME, Store
 from todo_ls.workspace import Folder, WorkspaceIndex
 

@@ -15,9 +15,9 @@ import pytest
 from fake_host import ALL_CAPABILITIES, FakeHost
 
 from todo_ls.commands.supervise import headless_settings, run_supervise, supervise
-from todo_ls.config import Settings, SupervisorSettings
 from todo_ls.hosts.base import Capability, Host
 from todo_ls.server.supervisor_bridge import Supervision
+from todo_ls.settings.model import Settings, SupervisorSettings
 from todo_ls.store import Store
 from todo_ls.supervisor import events as ev
 from todo_ls.supervisor.clock import FakeClock

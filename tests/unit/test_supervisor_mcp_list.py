@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from test_supervisor_runtime import TODOS, Harness
 
-from todo_ls.config import SupervisorSettings
+from todo_ls.settings.model import SupervisorSettings
 
 S = "ses_a"
 

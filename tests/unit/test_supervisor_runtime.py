@@ -12,8 +12,8 @@ import pytest
 from fake_host import ALL_CAPABILITIES, FakeHost, FakeWorkspace
 
 from todo_ls.checklist.model import FileItem
-from todo_ls.config import SupervisorSettings
 from todo_ls.hosts.base import Capability, Host, HostError
+from todo_ls.settings.model import SupervisorSettings
 from todo_ls.store import Store
 from todo_ls.supervisor import events as ev
 from todo_ls.supervisor.clock import FakeClock

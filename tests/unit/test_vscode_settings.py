@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from todo_ls.config import Settings
+from todo_ls.settings.model import Settings
 
 PACKAGE_JSON = Path(__file__).resolve().parents[2] / "editors" / "vscode" / "package.json"
 PREFIX = "todoLs."
@@ -166,7 +166,7 @@ def test_settings_that_pick_a_program_url_variable_or_folder_are_restricted() ->
 
 
 def test_what_a_project_file_may_not_set_is_restricted_in_vscode_too() -> None:
-    from todo_ls.project_file import USER_ONLY
+    from todo_ls.settings.project_file import USER_ONLY
 
     camel = {".".join(path) for path in USER_ONLY if ".".join(path) in CLIENT}
     assert camel == {"supervisor.url", "supervisor.host", "supervisor.passwordEnv", "stateDir"}

@@ -127,9 +127,9 @@ def _json_report(checked: Sequence[_Checked], errors: Sequence[str]) -> str:
 def _project_paths(folder: Path) -> tuple[list[str], StateRegistry] | str:
     """The existing files the project file in `folder` subscribes (relative to it) and its
     states, or why there are none. Bad values get a warning on stderr and their default."""
-    from todo_ls import project_file
     from todo_ls.globs import expand_inside
-    from todo_ls.hook.settings import load
+    from todo_ls.settings import project_file
+    from todo_ls.settings.quick import load
 
     found = project_file.read(folder)
     if found.path is None:

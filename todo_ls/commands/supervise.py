@@ -24,16 +24,11 @@ from pathlib import Path
 from typing import Any, TextIO
 from urllib.parse import urlsplit
 
-from todo_ls import project_file
 from todo_ls.checklist.model import StateRegistry
-from todo_ls.config import (
-    CREDENTIALS_IN_URL,
-    Settings,
-    SupervisorSettings,
-    load_settings,
-    url_has_credentials,
-)
 from todo_ls.hosts.base import Host
+from todo_ls.settings import project_file
+from todo_ls.settings.model import Settings, SupervisorSettings, load_settings
+from todo_ls.settings.table import CREDENTIALS_IN_URL, url_has_credentials
 from todo_ls.store import Store
 from todo_ls.supervisor.clock import Clock, SystemClock
 from todo_ls.supervisor.runtime import IndexWorkspace, NudgeSent, Runtime

@@ -15,11 +15,11 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, TextIO
 
-from todo_ls import project_file
 from todo_ls.hook import core, hosts, protocol
 from todo_ls.hook.hosts.base import HookHost
-from todo_ls.hook.settings import LightSettings, load
 from todo_ls.hook.transcript import Evidence, Transcript, evidence
+from todo_ls.settings import project_file
+from todo_ls.settings.quick import LightSettings, load
 from todo_ls.store import Store, default_state_dir
 from todo_ls.supervisor.policy import LIFTED_BY_PROMPT
 from todo_ls.todos import host_lists

@@ -32,7 +32,6 @@ from typing import Any
 
 import httpx
 
-from todo_ls.config import SupervisorSettings
 from todo_ls.hosts import local_servers
 from todo_ls.hosts.base import Host, HostError
 from todo_ls.hosts.http import DEFAULT_USERNAME, HostHttp
@@ -43,6 +42,7 @@ from todo_ls.hosts.opencode_v1 import kilo
 from todo_ls.hosts.opencode_v2 import adapter as v2_adapter
 from todo_ls.hosts.opencode_v2 import identity as v2_identity
 from todo_ls.hosts.opencode_v2 import registration as v2_registration
+from todo_ls.settings.model import SupervisorSettings
 
 log = logging.getLogger(__name__)
 

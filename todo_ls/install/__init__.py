@@ -2,7 +2,7 @@
 
 A small registry: each agent's module has `install(options) -> exit code`. A hook host's
 module is a few lines: its settings files, events and trust step come from its module in
-todo_ls/hook/hosts/, and `hook_settings` merges the hook entries into the JSON settings file
+todo_ls/hook/hosts/, and `agent_hook_files` merges the hook entries into the JSON settings file
 and takes them out again. OpenCode's (`opencode`) edits opencode.json.
 """
 

@@ -12,8 +12,8 @@ import dataclasses
 
 from todo_ls.hook.hosts.copilot_cli import HOST
 from todo_ls.install import Options
-from todo_ls.install.hook_settings import HookHost, settings_of
-from todo_ls.install.hook_settings import install as install_hooks
+from todo_ls.install.agent_hook_files import HookHost, settings_of
+from todo_ls.install.agent_hook_files import install as install_hooks
 
 USER_NOTE = "Copilot CLI reads the hooks at its next start, in any folder."
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from todo_ls.hook.hosts.droid import HOST
 from todo_ls.install import Options
-from todo_ls.install.hook_settings import HookHost, settings_of
-from todo_ls.install.hook_settings import install as install_hooks
+from todo_ls.install.agent_hook_files import HookHost, settings_of
+from todo_ls.install.agent_hook_files import install as install_hooks
 
 
 def host(options: Options) -> HookHost:

@@ -2,8 +2,8 @@
 
 Every source goes through it, and it alone validates settings and makes them current:
 
-- the folder's project file (`todo-ls.toml` or `.todo-ls.toml`, see `todo_ls.project_file`),
-  the lowest layer;
+- the folder's project file (`todo-ls.toml` or `.todo-ls.toml`, see
+  `todo_ls.settings.project_file`), the lowest layer;
 - the editor's settings on top of it, key by key: the answer to `workspace/configuration`
   asked once per workspace folder (`scopeUri` = the folder), or, from a client that cannot be
   asked or has no value for the folder, the `settings` of its last `didChangeConfiguration`,
@@ -43,9 +43,9 @@ from lsprotocol import types
 from todo_ls.workspace import Folder
 
 if TYPE_CHECKING:  # pydantic and tomllib load after the `initialize` answer
-    from todo_ls.config import LoadedSettings, Settings, SupervisorSettings
-    from todo_ls.project_file import ProjectFile
     from todo_ls.server.core import TodoLanguageServer
+    from todo_ls.settings.model import LoadedSettings, Settings, SupervisorSettings
+    from todo_ls.settings.project_file import ProjectFile
 
 log = logging.getLogger(__name__)
 
@@ -109,7 +109,7 @@ class Configuration:
 
     def project_file_paths(self) -> list[Path]:
         """Where each folder's project file is or would be (for the file watchers)."""
-        from todo_ls.project_file import FILE_NAMES
+        from todo_ls.settings.project_file import FILE_NAMES
 
         return [f.path / name for f in self._ls.workspace_index.folders for name in FILE_NAMES]
 
@@ -200,7 +200,7 @@ class Configuration:
         return True
 
     def _read_project_files(self) -> None:
-        from todo_ls import project_file  # tomllib: not needed to answer `initialize`
+        from todo_ls.settings import project_file  # tomllib: not needed to answer `initialize`
 
         self._project_files = {
             f.key: project_file.read(f.path) for f in self._ls.workspace_index.folders
@@ -233,8 +233,11 @@ class Configuration:
     def _resolve_folder(self, key: str) -> LoadedSettings:
         """The editor's settings for the folder `key` over its project file's, validated; a
         bad value from the file is named with the file."""
-        from todo_ls import project_file
-        from todo_ls.config import LoadedSettings, load_settings  # pydantic: after `initialize`
+        from todo_ls.settings import project_file
+        from todo_ls.settings.model import (  # pydantic: after `initialize`
+            LoadedSettings,
+            load_settings,
+        )
 
         project = self._project_files.get(key)
         base: Mapping[str, Any] = project.settings if project is not None else {}
@@ -255,7 +258,7 @@ class Configuration:
         """The one place settings become current: the workspace index, the store's place,
         and, with `notify`, every part derived from them (views, watchers, supervisor)."""
         from todo_ls.checklist import StateRegistry
-        from todo_ls.config import Settings
+        from todo_ls.settings.model import Settings
 
         by_folder = {key: loaded.settings for key, loaded in resolved.items()}
         folders: Sequence[Folder] = self._ls.workspace_index.folders

@@ -40,7 +40,7 @@ from todo_ls.server.supervisor_bridge import Supervision
 from todo_ls.workspace import Folder, WorkspaceIndex, normalize
 
 if TYPE_CHECKING:  # pydantic and sqlite3 load after the `initialize` answer (lifecycle.py)
-    from todo_ls.config import Settings
+    from todo_ls.settings.model import Settings
     from todo_ls.store import Store
 
 log = logging.getLogger(__name__)

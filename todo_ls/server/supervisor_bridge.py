@@ -3,7 +3,7 @@
 The server calls only the methods of `Supervision`. What this module reads from the server
 object `ls` (kept to this small surface on purpose):
 
-- `ls.settings` (`config.Settings`): `supervisor.*` and `state_dir`, the connection's;
+- `ls.settings` (`settings.model.Settings`): `supervisor.*` and `state_dir`, the connection's;
 - `ls.configuration` (`server.configuration.Configuration`), when there is one: each workspace
   folder's own `supervisor.*` (read at each decision, so a change needs no restart) and
   whether any folder has the supervisor on;
@@ -36,8 +36,8 @@ from lsprotocol import types
 from todo_ls.supervisor.clock import Clock, SystemClock
 
 if TYPE_CHECKING:  # these load on `initialized`, after the `initialize` answer
-    from todo_ls.config import SupervisorSettings
     from todo_ls.hosts.base import Host
+    from todo_ls.settings.model import SupervisorSettings
     from todo_ls.store import Store
     from todo_ls.supervisor.runtime import Runtime
     from todo_ls.supervisor.session_source import SessionSource

@@ -114,8 +114,8 @@ def open_set(todos: Iterable[TodoEntry], file_items: Iterable[FileItem]) -> Open
 
 
 class PolicySettings(Protocol):
-    """The settings the policy reads (`config.SupervisorSettings` has them; the Stop hook
-    passes its own small object so that it never loads pydantic)."""
+    """The settings the policy reads (`settings.model.SupervisorSettings` has them; the Stop
+    hook passes its own small object so that it never loads pydantic)."""
 
     @property
     def settle_ms(self) -> int: ...

@@ -21,8 +21,8 @@ from typing import Any, Literal, Protocol
 
 from todo_ls.checklist import file_items
 from todo_ls.checklist.model import FileItem
-from todo_ls.config import SupervisorSettings
 from todo_ls.hosts.base import Capability, Host, HostError
+from todo_ls.settings.model import SupervisorSettings
 from todo_ls.store import Store, StoreError
 from todo_ls.supervisor import events as ev
 from todo_ls.supervisor.activity import (

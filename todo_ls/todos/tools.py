@@ -24,9 +24,9 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from todo_ls import project_file
 from todo_ls.checklist import StateRegistry
-from todo_ls.config import LoadedSettings, load_settings
+from todo_ls.settings import project_file
+from todo_ls.settings.model import LoadedSettings, load_settings
 from todo_ls.store import Store, StoreError, default_state_dir
 from todo_ls.todos.model import (
     Todo,

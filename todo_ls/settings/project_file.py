@@ -128,7 +128,7 @@ def _holds(raw: object, path: tuple[str, ...]) -> bool:
 def origin(
     project: ProjectFile, override: object
 ) -> Callable[[tuple[str, ...]], str | None] | None:
-    """For `config.load_settings(layered(project.settings, override), origin)`: names the
+    """For `model.load_settings(layered(project.settings, override), origin)`: names the
     project file as the source of a key path `override` does not set, so a bad value there
     is reported with the file. None when there is no file."""
     if project.path is None:

@@ -1,8 +1,10 @@
 """Settings (section `todoLs`), validated by pydantic.
 
-A bad value never stops the server: `load_settings` drops each invalid key, uses its default
-and returns one warning per key, naming it. Unknown keys are reported separately so the caller
-can log them.
+Each key's default and bounds come from the one table (`table`), shared with the hook's fast
+reader (`quick`); values are checked strictly (no `"yes"` for true, no `"5"` for 5), as that
+reader checks them. A bad value never stops the server: `load_settings` drops each invalid
+key, uses its default and returns one warning per key, naming it. Unknown keys are reported
+separately so the caller can log them.
 """
 
 from __future__ import annotations
@@ -10,28 +12,30 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
-from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic.alias_generators import to_camel
 
-from todo_ls.checklist.model import DEFAULT_STATES, merge_states
+from todo_ls.checklist.model import merge_states
+from todo_ls.settings import table
+from todo_ls.settings.table import CREDENTIALS_IN_URL, url_has_credentials
 
+# The choices of `table.SEVERITIES` and `table.HOST_KINDS`, spelled out for the type checker.
 Severity = Literal["error", "warning", "information", "hint", "off"]
-# A password in the URL would show wherever the URL does (the status, the log, errors).
-CREDENTIALS_IN_URL = (
-    "must not hold a user name or password (they would show wherever the URL does); "
-    "put the password in the environment variable supervisor.passwordEnv names"
-)
-
-
-def url_has_credentials(url: str) -> bool:
-    """`url` carries `user:password@` (or just `user@`) before its host."""
-    return "@" in urlsplit(url).netloc
-
-
-# The HTTP-watched hosts (hook hosts need no setting); `kilo` serves the 1.x API.
 HostKind = Literal["auto", "opencode-v1", "opencode-v2", "kilo"]
+
+
+def _field(key: table.Key[Any]) -> Any:
+    """The pydantic field of `key`: its default and bounds from the table, strict types."""
+    default = key.default
+    if isinstance(default, (tuple, Mapping)):  # a fresh list or dict for each instance
+        factory: Callable[[], object] = (
+            (lambda: list(default)) if isinstance(default, tuple) else (lambda: dict(default))
+        )
+        return Field(default_factory=factory, strict=True)
+    # A `Literal` takes no `strict`; it compares the value exactly anyway.
+    strict = None if key.kind == "choice" else True
+    return Field(default=default, ge=key.at_least, gt=key.above, strict=strict)
 
 
 class _Model(BaseModel):
@@ -41,26 +45,30 @@ class _Model(BaseModel):
 
 
 class DiagnosticsSettings(_Model):
-    severity: Severity = "information"
+    severity: Severity = _field(table.DIAGNOSTICS_SEVERITY)
 
 
-class ToggleSettings(_Model):
-    enabled: bool = True
+class InlayHintsSettings(_Model):
+    enabled: bool = _field(table.INLAY_HINTS_ENABLED)
+
+
+class CodeLensSettings(_Model):
+    enabled: bool = _field(table.CODE_LENS_ENABLED)
 
 
 class SupervisorSettings(_Model):
-    enabled: bool = True
-    host: HostKind = "auto"
-    url: str | None = None
-    password_env: str | None = None
-    scope: Literal["project", "all"] = "project"
-    settle_ms: int = Field(default=5000, ge=0)
-    min_nudge_interval_ms: int = Field(default=45000, ge=0)
-    stall_minutes: float = Field(default=5, gt=0)
-    max_no_progress_nudges: int = Field(default=5, ge=1)
-    max_nudges_per_episode: int = Field(default=20, ge=1)
-    pause_on_interrupt: bool = True
-    toasts: bool = True
+    enabled: bool = _field(table.SUPERVISOR_ENABLED)
+    host: HostKind = _field(table.SUPERVISOR_HOST)
+    url: str | None = _field(table.SUPERVISOR_URL)
+    password_env: str | None = _field(table.PASSWORD_ENV)
+    scope: Literal["project", "all"] = _field(table.SCOPE)
+    settle_ms: int = _field(table.SETTLE_MS)
+    min_nudge_interval_ms: int = _field(table.MIN_NUDGE_INTERVAL_MS)
+    stall_minutes: float = _field(table.STALL_MINUTES)
+    max_no_progress_nudges: int = _field(table.MAX_NO_PROGRESS_NUDGES)
+    max_nudges_per_episode: int = _field(table.MAX_NUDGES_PER_EPISODE)
+    pause_on_interrupt: bool = _field(table.PAUSE_ON_INTERRUPT)
+    toasts: bool = _field(table.TOASTS)
 
     @field_validator("url")
     @classmethod
@@ -73,13 +81,13 @@ class SupervisorSettings(_Model):
 class Settings(_Model):
     """Every `todoLs.*` setting with its default (docs/settings.md)."""
 
-    markdown_files: list[str] = Field(default_factory=list)
-    states: dict[str, list[str]] = Field(default_factory=lambda: dict(DEFAULT_STATES))
+    markdown_files: list[str] = _field(table.MARKDOWN_FILES)
+    states: dict[str, list[str]] = _field(table.STATES)
     diagnostics: DiagnosticsSettings = Field(default_factory=DiagnosticsSettings)
-    inlay_hints: ToggleSettings = Field(default_factory=ToggleSettings)
-    code_lens: ToggleSettings = Field(default_factory=ToggleSettings)
+    inlay_hints: InlayHintsSettings = Field(default_factory=InlayHintsSettings)
+    code_lens: CodeLensSettings = Field(default_factory=CodeLensSettings)
     supervisor: SupervisorSettings = Field(default_factory=SupervisorSettings)
-    state_dir: str | None = None
+    state_dir: str | None = _field(table.STATE_DIR)
 
     @field_validator("states")
     @classmethod
