@@ -4,17 +4,23 @@ fresh encoding of the new version gives (no stale section survives an edit)."""
 from __future__ import annotations
 
 import json
+import random
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from todo_ls.checklist import StateRegistry, Symbol, document_symbols, parse
+from todo_ls.checklist.incremental import reparse
 from todo_ls.checklist.lines import split_lines
-from todo_ls.server.document_symbols import SymbolEncoder
+from todo_ls.server.document_symbols import OutlineParts, SymbolEncoder
 from todo_ls.server.folding import encode_all
 from todo_ls.server.positions import Encoding
 from todo_ls.workspace import FileState
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+from corpus import make_corpus
 
 PLAN = """\
 # Plan 🚀
@@ -68,7 +74,7 @@ def test_reused_outline_and_folds_equal_fresh_ones(encoding: Encoding) -> None:
     previous = state(text)
     symbols = SymbolEncoder(previous, encoding, True)
     symbols.encode(True)
-    sections = symbols.sections
+    sections = symbols.parts
     _, parts = encode_all(previous, True, None, {})
     for what, edit in EDITS:
         text = edit(text)
@@ -76,7 +82,7 @@ def test_reused_outline_and_folds_equal_fresh_ones(encoding: Encoding) -> None:
         reused = SymbolEncoder(current, encoding, True, sections)
         fresh = SymbolEncoder(current, encoding, True).encode(True)
         assert reused.encode(True) == fresh, what
-        sections = reused.sections
+        sections = reused.parts
         folds, parts = encode_all(current, True, None, parts)
         assert folds == encode_all(current, True, None, {})[0], what
     names: list[Any] = []
@@ -130,3 +136,61 @@ def test_encoded_outline_is_the_engines_outline(encoding: Encoding) -> None:
         current = state(version)
         encoded = SymbolEncoder(current, encoding, True).encode(True)
         assert json.loads(encoded) == reference_outline(current, encoding)
+
+
+# Lines a random edit writes: headings (ATX, setext), items at every depth and state, items in a
+# block quote, fences that hide what follows, blank lines, prose and non-ASCII text.
+RANDOM_LINES = [
+    *("# Plan", "## Part ☕", "### Deeper", "#### Deepest", "Setext", "===", "---"),
+    *("- [ ] open", "- [x] done", "  - [ ] child", "    - [~] grandchild é", "* [?] asked"),
+    *("1. [ ] first", "2) [/] going", "   - [-] under a number", "> - [ ] quoted", "> ## In"),
+    *("```", "~~~", "    code", "", "", "prose line", "  lazy continuation", "- plain", "漢字"),
+]  # fmt: skip
+
+
+def random_edit(rng: random.Random, lines: list[str]) -> list[str]:
+    """`lines` after one random edit: a line written, inserted, removed or typed into, or a
+    box ticked."""
+    lines = list(lines)
+    n = rng.randrange(len(lines))
+    op = rng.random()
+    if op < 0.25:
+        lines[n] = rng.choice(RANDOM_LINES)
+    elif op < 0.45:
+        lines.insert(n, rng.choice(RANDOM_LINES))
+    elif op < 0.55 and len(lines) > 1:
+        del lines[n]
+    elif op < 0.8:
+        lines[n] += rng.choice("xyz é漢")
+    else:
+        lines[n] = lines[n].replace("[ ]", "[x]", 1) if "[ ]" in lines[n] else lines[n]
+    return lines
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_random_edit_chains_reuse_nothing_stale(seed: int) -> None:
+    # Each version is parsed as the server parses it (only the edited section when it can),
+    # encoded reusing the previous version's parts, and compared with a fresh encoding.
+    rng = random.Random(seed)
+    lines = split_lines(make_corpus(items=120, seed=seed))[:150]
+    parsed = parse("\n".join(lines), StateRegistry.default())
+    sections = {encoding: OutlineParts() for encoding in Encoding}
+    parts: dict[Any, Any] = {}
+    reused_sections = 0
+    for step in range(80):
+        new_lines = random_edit(rng, lines)
+        text = "\n".join(new_lines)
+        parsed = reparse(parsed, lines, new_lines) or parse(text, StateRegistry.default())
+        lines = new_lines
+        current = FileState(Path("/plan.md"), "file:///plan.md", text, parsed, lines=lines)
+        for encoding in Encoding:
+            reused = SymbolEncoder(current, encoding, True, sections[encoding])
+            fresh = SymbolEncoder(current, encoding, True).encode(True)
+            assert reused.encode(True) == fresh, (seed, step, encoding)
+            reused_sections += sum(
+                1 for key in reused.parts.sections if key in sections[encoding].sections and key
+            )
+            sections[encoding] = reused.parts
+        folds, parts = encode_all(current, True, None, parts)
+        assert folds == encode_all(current, True, None, {})[0], (seed, step)
+    assert reused_sections > 80  # the test exercised the reuse, not only fresh encodings

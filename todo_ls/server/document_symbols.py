@@ -13,6 +13,7 @@ import json
 import re
 from bisect import bisect_left, bisect_right
 from json.encoder import encode_basestring_ascii
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
@@ -37,12 +38,41 @@ COMPACT = (",", ":")
 
 
 _SectionKey = tuple[str, ...]  # a heading's section: its lines
-# A heading's section encoded: its first line, its JSON and the counts per state of its items.
-_Section = tuple[int, str, dict[str, int]]
+# An item and its child items: per item what its JSON is made of, children nested.
+_TreeKey = tuple[Any, ...]
+_Tree = tuple[str, dict[str, int]]  # an item tree's JSON, and the counts per state below it
+# A heading's section encoded: its first line, its JSON in pieces (joined once, for the whole
+# answer: a heading's JSON holds its subsections', and joining at each level would copy a
+# megabyte outline once per level), the counts per state of its items, and the item trees it
+# owns (for the section's next version to reuse where they are the same).
+_Section = tuple[int, list[str], dict[str, int], dict[_TreeKey, _Tree]]
+_NO_TREES: dict[_TreeKey, _Tree] = {}  # shared by moved sections: never written to
+# The items before the first heading are kept as a section with no lines (no heading's
+# section is empty) that starts on no line.
+_LEADING: tuple[int, _SectionKey] = (-1, ())
 # A line number in symbols' JSON (an encoded string cannot hold `"line":`, its quotes are
 # escaped), so a section that moved is renumbered without encoding it again.
 _LINE_NUMBER = re.compile(r'"line":(\d+)')
+_LINE = attrgetter("line")
 _NO_COUNTS: dict[str, int] = {}  # shared by every leaf item: never written to
+
+
+class OutlineParts:
+    """What encoding one document version leaves for the next to reuse: its sections by
+    their lines, and their item trees by the line the section starts on."""
+
+    __slots__ = ("sections", "trees")
+
+    def __init__(self) -> None:
+        self.sections: dict[_SectionKey, _Section] = {}
+        self.trees: dict[int, dict[_TreeKey, _Tree]] = {}
+
+    def add(self, key: _SectionKey, section: _Section) -> None:
+        self.sections[key] = section
+        self.trees[section[0]] = section[3]
+
+
+_NO_PARTS = OutlineParts()  # a first version reuses nothing: never written to
 
 
 def add_counts(counts: dict[str, int], more: dict[str, int], state: str | None = None) -> None:
@@ -61,9 +91,11 @@ class SymbolEncoder:
     objects and `json.dumps` on each cost most of the answer. Each heading's section (the
     heading, its items, its subsections) is encoded once and reused for the next document
     version while its lines are unchanged (what it shows depends on nothing else but its
-    place, so a section that moved is only renumbered): an edit in a plan of ten thousand
-    items re-encodes the section it touched and the headings holding it, as the diagnostics
-    re-encode only the items that changed.
+    place, so a section that moved is only renumbered). Inside the section an edit touched,
+    each item tree (an item the section owns and its child items) is reused while every value
+    its JSON is made of is the same: an edit in a plan of ten thousand items re-encodes the
+    item it touched and the headings holding it, as the diagnostics re-encode only the items
+    that changed.
     """
 
     def __init__(
@@ -71,16 +103,15 @@ class SymbolEncoder:
         state: FileState,
         encoding: Encoding,
         tags: bool,
-        previous: dict[_SectionKey, _Section] | None = None,
+        previous: OutlineParts | None = None,
     ) -> None:
         self.checklist = state.checklist
         self.lines = state.lines
         self.uri = state.uri
         self.encoding = encoding
         self.tags = tags
-        self.previous = previous or {}
-        self.sections: dict[_SectionKey, _Section] = {}  # what this state used: the next reuse
-        self._item_lines = [item.line for item in state.checklist.items]
+        self.previous = previous or _NO_PARTS
+        self.parts = OutlineParts()  # what this version used: the next one's reuse
         self._closed_tag = f',"tags":[{DEPRECATED}]' if tags else ""
 
     def position(self, line: int, col: int) -> dict[str, int]:
@@ -111,17 +142,10 @@ class SymbolEncoder:
     def _column(self, text: str, col: int) -> int:
         return col if text.isascii() else self.encoding.column(text, col)
 
-    def _symbol(
-        self,
-        head: str,
-        line: int,
-        spans: tuple[int, int, int],
-        end_line: int,
-        children: list[str],
-    ) -> str:
-        """A `DocumentSymbol` from its name, kind, tags and detail (`head`, encoded), the
-        code-point columns on `line` where it and its text start and where its text ends, its
-        last line (it ends there with that line), and its children's JSON."""
+    def _symbol(self, head: str, line: int, spans: tuple[int, int, int], end_line: int) -> str:
+        """A `DocumentSymbol` up to its children, from its name, kind, tags and detail
+        (`head`, encoded), the code-point columns on `line` where it and its text start and
+        where its text ends, and its last line (it ends there with that line)."""
         text = self._line(line)
         start, text_start, text_end = spans
         if not text.isascii():
@@ -133,15 +157,12 @@ class SymbolEncoder:
             )
         last = self._line(end_line)
         end = self._column(last, len(last))
-        found = (
+        return (
             f'{{{head},"range":{{"start":{{"line":{line},"character":{start}}},'
             f'"end":{{"line":{end_line},"character":{end}}}}},'
             f'"selectionRange":{{"start":{{"line":{line},"character":{text_start}}},'
             f'"end":{{"line":{line},"character":{text_end}}}}}'
         )
-        if not children:
-            return found + "}"
-        return found + ',"children":[' + ",".join(children) + "]}"
 
     def _item(self, index: int, kids: dict[int, list[int]]) -> tuple[str, dict[str, int]]:
         """One item and its child items (`kids`: parent index -> child indices) as JSON, and
@@ -165,12 +186,37 @@ class SymbolEncoder:
             f"{self._closed_tag if item.state in checklist.CLOSED_STATES else ''}"
             f',"detail":{encode_basestring_ascii(detail)}'
         )
-        spans = (min(item.bullet_col, start), start, end)
-        return self._symbol(head, item.line, spans, item.end_line, children), below
+        found = self._symbol(
+            head, item.line, (min(item.bullet_col, start), start, end), item.end_line
+        )
+        if children:
+            return found + ',"children":[' + ",".join(children) + "]}", below
+        return found + "}", below
 
-    def _items(self, first: int, stop: int) -> tuple[list[str], dict[str, int]]:
+    def _tree_key(self, index: int, kids: dict[int, list[int]]) -> _TreeKey:
+        """Every value the JSON of item `index` and its child items is made of: for each item
+        its fields and the texts of its first and last lines, the children nested."""
+        item = self.checklist.items[index]
+        own = (
+            item.line,
+            item.end_line,
+            item.bullet_col,
+            item.marker_col,
+            item.state,
+            item.text,
+            self._line(item.line),
+            self._line(item.end_line),
+        )
+        if index not in kids:
+            return own
+        return (own, *(self._tree_key(child, kids) for child in kids[index]))
+
+    def _items(
+        self, first: int, stop: int, reuse: dict[_TreeKey, _Tree]
+    ) -> tuple[list[str], dict[str, int], dict[_TreeKey, _Tree]]:
         """Items `first..stop-1` (those one heading owns) as trees: the roots' JSON (an item
-        whose parent another heading owns is a root), and the counts per state of them all."""
+        whose parent another heading owns is a root), the counts per state of them all, and
+        each tree by its key; a tree found in `reuse` is not encoded again."""
         items = self.checklist.items
         kids: dict[int, list[int]] = {}
         roots: list[int] = []
@@ -182,21 +228,32 @@ class SymbolEncoder:
                 roots.append(index)
         counts: dict[str, int] = {}
         encoded: list[str] = []
+        trees: dict[_TreeKey, _Tree] = {}
         for root in roots:
-            text, below = self._item(root, kids)
-            encoded.append(text)
-            add_counts(counts, below, items[root].state)
-        return encoded, counts
+            key = self._tree_key(root, kids)
+            tree = reuse.get(key)
+            if tree is None:
+                tree = self._item(root, kids)
+            trees[key] = tree
+            encoded.append(tree[0])
+            add_counts(counts, tree[1], items[root].state)
+        return encoded, counts, trees
+
+    def _trees_at(self, line: int) -> dict[_TreeKey, _Tree]:
+        """The item trees of the previous version's section that started on `line` (the same
+        heading, most likely, with an edit inside): those the edit left alone are reused."""
+        return self.previous.trees.get(line, _NO_TREES)
 
     def _owned(self, heading: int | None) -> tuple[int, int]:
         """The first and past-the-last indices of the items whose nearest heading is
         `heading` (None: the items before the first heading)."""
-        headings, lines = self.checklist.headings, self._item_lines
-        first = bisect_right(lines, headings[heading].line) if heading is not None else 0
+        # Searched by line (bisect's `key`): a list of every item's line would read every item.
+        headings, items = self.checklist.headings, self.checklist.items
+        first = bisect_right(items, headings[heading].line, key=_LINE) if heading is not None else 0
         following = heading + 1 if heading is not None else 0
         if following < len(headings):
-            return first, bisect_left(lines, headings[following].line)
-        return first, len(lines)
+            return first, bisect_left(items, headings[following].line, key=_LINE)
+        return first, len(items)
 
     def _heading(self, index: int, subheadings: dict[int, list[int]]) -> _Section:
         """A heading's section; from the previous version when its lines are unchanged
@@ -204,14 +261,19 @@ class SymbolEncoder:
         heading = self.checklist.headings[index]
         end = min(heading.end_line, len(self.lines) - 1)
         key = tuple(self.lines[heading.line : end + 1])
-        found = self.previous.get(key)
+        found = self.previous.sections.get(key)
         if found is not None and found[0] != heading.line:
-            found = (heading.line, moved(found[1], heading.line - found[0]), found[2])
+            # Its trees' keys hold their old lines: they would not match again.
+            renumbered = moved("".join(found[1]), heading.line - found[0])
+            found = (heading.line, [renumbered], found[2], _NO_TREES)
         if found is None:
-            children, counts = self._items(*self._owned(index))
+            items, counts, trees = self._items(*self._owned(index), self._trees_at(heading.line))
+            pieces = [",".join(items)] if items else []
             for sub in subheadings.get(index, ()):
-                _, encoded, under = self._heading(sub, subheadings)
-                children.append(encoded)
+                _, encoded, under, _ = self._heading(sub, subheadings)
+                if pieces:
+                    pieces.append(",")
+                pieces += encoded
                 add_counts(counts, under)
             head = f'"name":{encode_basestring_ascii(heading.text or checklist.NO_TEXT)}'
             head += f',"kind":{HEADING_KIND}'
@@ -220,9 +282,10 @@ class SymbolEncoder:
                 head += f',"detail":{encode_basestring_ascii(detail)}'
             start, text_end = checklist.text_span(self._line(heading.line), heading.text, 0)
             last = checklist.section_end(self.lines, heading)
-            encoded = self._symbol(head, heading.line, (0, start, text_end), last, children)
-            found = (heading.line, encoded, counts)
-        self.sections[key] = found
+            opening = self._symbol(head, heading.line, (0, start, text_end), last)
+            pieces = [opening + ',"children":[', *pieces, "]}"] if pieces else [opening + "}"]
+            found = (heading.line, pieces, counts, trees)
+        self.parts.add(key, found)
         return found
 
     def encode_hierarchy(self) -> str:
@@ -239,9 +302,15 @@ class SymbolEncoder:
             else:
                 roots.append(heading.index)
             open_headings.append(heading)
-        found, _ = self._items(*self._owned(None))
-        found += [self._heading(index, subheadings)[1] for index in roots]
-        return "[" + ",".join(found) + "]"
+        items, counts, trees = self._items(*self._owned(None), self._trees_at(_LEADING[0]))
+        self.parts.add(_LEADING[1], (_LEADING[0], [], counts, trees))
+        pieces = ["[", ",".join(items)]
+        for index in roots:
+            if len(pieces) > 2 or items:
+                pieces.append(",")
+            pieces += self._heading(index, subheadings)[1]
+        pieces.append("]")
+        return "".join(pieces)
 
     def symbol_information(
         self, symbols: list[Symbol], container: str | None, out: list[dict[str, Any]]
@@ -274,7 +343,7 @@ def moved(encoded: str, by: int) -> str:
 
 def register(server: TodoLanguageServer) -> None:
     # Per document: what the answer depends on, the answer, and its encoded fragments.
-    cache: dict[str, tuple[tuple[Any, ...], str, dict[Any, _Section]]] = {}
+    cache: dict[str, tuple[tuple[Any, ...], RawJson, OutlineParts]] = {}
 
     @server.feature(
         types.TEXT_DOCUMENT_DOCUMENT_SYMBOL, types.DocumentSymbolOptions(label="todo-ls")
@@ -303,9 +372,9 @@ def register(server: TodoLanguageServer) -> None:
             encoder = SymbolEncoder(
                 state, key[1], key[3], cached[2] if cached and same_settings else None
             )
-            cached = (key, encoder.encode(key[2]), encoder.sections)
+            cached = (key, RawJson(encoder.encode(key[2])), encoder.parts)
             cache.pop(uri, None)
             while len(cache) >= CACHED_DOCUMENTS:  # the oldest first (dicts keep order)
                 del cache[next(iter(cache))]
             cache[uri] = cached
-        return RawJson(cached[1])
+        return cached[1]

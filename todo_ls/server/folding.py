@@ -89,7 +89,7 @@ def encode_all(
 
 def register(server: TodoLanguageServer) -> None:
     # Per document: what the answer depends on, the answer, and its parts' item folds.
-    cache: dict[str, tuple[tuple[Any, ...], str, dict[Any, _Part]]] = {}
+    cache: dict[str, tuple[tuple[Any, ...], RawJson, dict[Any, _Part]]] = {}
 
     @server.feature(types.TEXT_DOCUMENT_FOLDING_RANGE)
     async def on_folding_range(
@@ -113,8 +113,8 @@ def register(server: TodoLanguageServer) -> None:
             cache.pop(uri, None)
             while len(cache) >= CACHED_DOCUMENTS:  # the oldest first (dicts keep order)
                 del cache[next(iter(cache))]
-            cached = cache[uri] = (key, text, parts)
-        return RawJson(cached[1])
+            cached = cache[uri] = (key, RawJson(text), parts)
+        return cached[1]
 
     @server.command("todoLs.foldDone")
     async def fold_done(ls: TodoLanguageServer, *args: Any) -> dict[str, Any]:

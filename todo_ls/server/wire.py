@@ -7,7 +7,7 @@ diagnostics module keeps one encoded fragment per item and joins them); `RawJson
 it into the message as is. cattrs leaves an unknown class alone where a field is typed `Any`
 or as a union (a response's `result`, a generic notification's `params`), so a `RawJson`
 travels untouched until `json.dumps` hands it to `_default`, which leaves a placeholder that is
-replaced by the text afterwards.
+replaced by the value's bytes afterwards.
 """
 
 from __future__ import annotations
@@ -24,15 +24,25 @@ from pygls.protocol.json_rpc import JsonRPCNotification
 
 log = logging.getLogger(__name__)
 _WRITES: set[asyncio.Future[Any]] = set()  # writes of async transports still under way
+_PLACEHOLDER = "\0raw\0"  # where a raw value goes (no JSON text holds a NUL unescaped)
 
 
 class RawJson:
-    """A JSON value, already encoded."""
+    """A JSON value, already encoded. A handler that keeps one for a repeated request (the
+    outline of an unchanged document) also keeps its bytes, encoded at the first send."""
 
-    __slots__ = ("text",)
+    __slots__ = ("_data", "text")
 
     def __init__(self, text: str) -> None:
         self.text = text
+        self._data: bytes | None = None
+
+    @property
+    def data(self) -> bytes:
+        """The text as UTF-8."""
+        if self._data is None:
+            self._data = self.text.encode("utf-8")
+        return self._data
 
 
 class RawJsonProtocol(LanguageServerProtocol):
@@ -50,26 +60,28 @@ class RawJsonProtocol(LanguageServerProtocol):
         if self.writer is None:
             log.error("Unable to send data, no available transport!")
             return
-        raw: list[str] = []
+        raw: list[bytes] = []
 
         def default(value: Any) -> Any:
             if isinstance(value, RawJson):
-                raw.append(value.text)
-                return f"\0raw{len(raw) - 1}\0"
+                raw.append(value.data)
+                return _PLACEHOLDER
             return self._serialize_message(value)
 
         try:
-            body = json.dumps(data, default=default)
-            for n, text in enumerate(raw):
-                body = body.replace(json.dumps(f"\0raw{n}\0"), text, 1)
+            # The message around its raw values, split where they go: a megabyte outline is
+            # copied once, into the message, and not again for a header or an encoding.
+            around = json.dumps(data, default=default).split(json.dumps(_PLACEHOLDER))
+            pieces = [around[0].encode(self.CHARSET)]
+            for value, after in zip(raw, around[1:], strict=True):
+                pieces += (value, after.encode(self.CHARSET))
             if self._include_headers:
-                # Like pygls: the body is ASCII (json.dumps escapes the rest), chars = bytes.
                 header = (
-                    f"Content-Length: {len(body)}\r\n"
+                    f"Content-Length: {sum(map(len, pieces))}\r\n"
                     f"Content-Type: {self.CONTENT_TYPE}; charset={self.CHARSET}\r\n\r\n"
                 )
-                body = header + body
-            written = self.writer.write(body.encode(self.CHARSET))
+                pieces.insert(0, header.encode("ascii"))
+            written = self.writer.write(b"".join(pieces))
             if inspect.isawaitable(written):
                 task = asyncio.ensure_future(written)
                 _WRITES.add(task)
