@@ -803,6 +803,28 @@ async def test_a_failed_lookup_is_one_warning_without_traceback(
     assert "Traceback" not in caplog.text
 
 
+async def test_a_lookup_the_host_did_not_answer_is_asked_again(h: Harness) -> None:
+    # The host went down while the session was looked up: its next event asks again, and the
+    # session is supervised once its folder is known.
+    asked: list[str] = []
+    answer = h.host.session
+
+    async def down_once(session_id: str) -> ev.SessionInfo | None:
+        asked.append(session_id)
+        if len(asked) == 1:
+            raise HostError("unreachable", f"GET /session/{session_id}: connection refused")
+        return await answer(session_id)
+
+    h.host.session = down_once  # type: ignore[method-assign]
+    h.host.sessions["ses_new"] = ev.SessionInfo("ses_new", h.project, None, "late")
+    await h.emit(ev.TurnStarted("ses_new"))
+    assert asked == ["ses_new"]
+    await h.emit(ev.TodosUpdated("ses_new", TODOS), ev.TurnEnded("ses_new", "idle"))
+    assert asked == ["ses_new", "ses_new"]
+    await h.advance(5)
+    assert [s.session_id for s in h.host.sent] == ["ses_new"]
+
+
 async def test_stop_during_a_send_leaves_nothing_behind(h: Harness) -> None:
     gate = asyncio.Event()
     deliver = h.host.nudge

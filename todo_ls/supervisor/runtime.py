@@ -383,7 +383,13 @@ class Runtime:
         self._asked_info.add(session_id)
 
         async def fetch() -> None:
-            info = await host.session(session_id)
+            try:
+                info = await host.session(session_id)
+            except HostError:
+                # Unanswered (the host went down meanwhile): the session's next event asks
+                # again. Asked once and for all, it would stay out of scope, never nudged.
+                self._asked_info.discard(session_id)
+                raise
             if info is None:
                 self.handle(ev.SessionDeleted(session_id))
             else:
