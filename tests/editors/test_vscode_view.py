@@ -140,6 +140,8 @@ def test_view_lists_ticks_and_shows_a_real_claude_code_session(
     finished = by_name["agent session finished"]["rows"]
     assert isinstance(working, list) and isinstance(finished, list)
     assert any("working · " in r and r.endswith("claude-code") for r in working), working
+    # The lens above the plan says what the view says (the agent is a hook host: no OpenCode).
+    assert "supervisor: working" in str(by_name["agent session working"]["lens"])
     assert "PLAN.md 0 open of 5" in finished, finished
     assert len(model.nudges()) == 1  # the Stop hook held the session to its open items once
 

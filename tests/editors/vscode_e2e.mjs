@@ -461,7 +461,14 @@ async function panel() {
   // The test starts Claude Code now; its session shows under Agents with its state.
   const working = await waitFor("the session working under Agents", () => panelRows(pane),
     (t) => /working · .*claude-code/.test(t), 60_000);
-  step("agent session working", { rows: working.split("\n"), screenshot: await shot("19-view-agent") });
+  // The lens above the plan follows the session too (the server asks for a lens refresh when
+  // the state word changes); the toast is dismissed first: it shows the project's full path.
+  await palette("Notifications: Clear All Notifications");
+  await toast.waitFor({ state: "detached", timeout: TIMEOUT });
+  const lensNow = await waitFor("the code lens saying working",
+    () => page.locator(".monaco-editor .codelens-decoration").first().innerText(),
+    (t) => t.includes("supervisor: working"));
+  step("agent session working", { rows: working.split("\n"), lens: lensNow, screenshot: await shot("19-view-agent") });
   const over = await waitFor("the session's turn over", () => panelRows(pane),
     (t) => /(idle|done) · .*claude-code/.test(t) && t.includes("PLAN.md 0 open of 5"), 60_000);
   step("agent session finished", { rows: over.split("\n"), screenshot: await shot("20-view-agent-done") });
