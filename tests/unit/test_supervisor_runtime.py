@@ -825,6 +825,21 @@ async def test_a_lookup_the_host_did_not_answer_is_asked_again(h: Harness) -> No
     assert [s.session_id for s in h.host.sent] == ["ses_new"]
 
 
+async def test_stop_closes_work_that_had_not_started(h: Harness) -> None:
+    # Background work the runtime spawned (a lookup, a toast) and cancelled before it ran is
+    # closed, not left for the garbage collector to report as a coroutine never awaited.
+    ran: list[str] = []
+
+    async def work() -> None:
+        ran.append("ran")
+
+    pending = work()
+    h.rt._spawn(pending, "work")
+    await h.rt.stop()
+    assert ran == []
+    assert pending.cr_frame is None  # closed
+
+
 async def test_stop_during_a_send_leaves_nothing_behind(h: Harness) -> None:
     gate = asyncio.Event()
     deliver = h.host.nudge

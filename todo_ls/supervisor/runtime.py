@@ -15,7 +15,7 @@ import logging
 import os
 import socket
 import uuid
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
@@ -691,7 +691,7 @@ class Runtime:
         finally:
             self._announcing = False
 
-    def _spawn(self, work: Awaitable[Any], what: str) -> None:
+    def _spawn(self, work: Coroutine[Any, Any, Any], what: str) -> None:
         async def guarded() -> None:
             try:
                 await work
@@ -703,9 +703,15 @@ class Runtime:
             except Exception:
                 log.exception("supervisor: %s failed", what)  # a bug: keep the traceback
 
+        def done(task: asyncio.Task[None]) -> None:
+            self._tasks.discard(task)
+            # Cancelled before it ran (the runtime stopped): `work` was never started; closed,
+            # it is not reported as a coroutine never awaited.
+            work.close()
+
         task = asyncio.get_running_loop().create_task(guarded())
         self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        task.add_done_callback(done)
 
     # --- commands ---------------------------------------------------------------------------
 
