@@ -40,7 +40,8 @@ echo "== lint and types"
 echo "== tests"
 if [ "$quick" = 1 ]; then
   # The markers keep out what needs an install; further arguments go to pytest (e.g. -k toggle).
-  exec .venv/bin/python -m pytest -p no:cacheprovider \
+  # TODO_LS_TEST_WORKERS: pytest-xdist workers (0: one process, as CI runs the full suite).
+  exec .venv/bin/python -m pytest -p no:cacheprovider -n "${TODO_LS_TEST_WORKERS:-4}" \
     -m "not opencode and not editor and not agents and not kilo" \
     tests/unit tests/lsp tests/hosts tests/reliability tests/mcp "$@"
 fi
