@@ -197,7 +197,7 @@ def test_a_process_killed_inside_the_claim_transaction_leaves_no_claim(tmp_path:
     db = tmp_path / DB_NAME
     Store(db).close()
     assert run_and_kill(HANG_INSIDE_THE_CLAIM_TRANSACTION, db) == "in transaction"
-    survivor = Store(db, busy_timeout=1.0)
+    survivor = Store(db, lock_wait=1.0)
     taken = survivor.claim_nudge("ses_1", "h", "idle", "survivor", 1000.0, 45.0, 30.0)
     assert taken is not None  # the uncommitted claim and its write lock died with the process
     assert taken.number == 1

@@ -30,6 +30,9 @@ if TYPE_CHECKING:
 LOG_NAME = "hook.log"
 LOG_MAX_BYTES = 1_000_000  # then the log starts over, keeping one older file
 MAX_INPUT_BYTES = 16 * 1024 * 1024
+# The hook's lock budget: a store held by another process (a backup, an `sqlite3` shell) makes
+# the hook fail open this quickly rather than stall the agent (docs/store.md#how-it-is-opened).
+LOCK_WAIT_S = 0.25
 USAGE = f"usage: todo-ls hook [--host {'|'.join(hosts.KINDS)}] < hook-input.json"
 
 
@@ -126,7 +129,7 @@ def handle(
 
     for line in [*([project.error] if project.error else []), *project.ignored, *warnings]:
         log(line)
-    store = Store.open(state_dir, quiet=True)  # its warning is our log line
+    store = Store.open(state_dir, quiet=True, lock_wait=LOCK_WAIT_S)  # its warning: our log line
     try:
         if store.warning:  # moved aside or in memory: no history to keep a loop bounded
             raise HookFailure(f"state store unusable: {store.warning}")

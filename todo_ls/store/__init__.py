@@ -18,7 +18,14 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from todo_ls.store.database import DB_NAME, StoreError, default_state_dir
+from todo_ls.store.database import (
+    DB_NAME,
+    DEFAULT_LOCK_WAIT,
+    LOOP_LOCK_WAIT,
+    StoreError,
+    StoreLocked,
+    default_state_dir,
+)
 from todo_ls.store.ledger import Claim, Ledger, NudgeRecord
 from todo_ls.store.lists import Lists, SubscriptionOverrides
 from todo_ls.store.schema import MIGRATIONS, SCHEMA_VERSION
@@ -26,6 +33,8 @@ from todo_ls.store.sessions import HookSession, Pause, Sessions
 
 __all__ = [
     "DB_NAME",
+    "DEFAULT_LOCK_WAIT",
+    "LOOP_LOCK_WAIT",
     "MIGRATIONS",
     "SCHEMA_VERSION",
     "Claim",
@@ -34,6 +43,7 @@ __all__ = [
     "Pause",
     "Store",
     "StoreError",
+    "StoreLocked",
     "SubscriptionOverrides",
     "default_state_dir",
 ]
@@ -44,9 +54,16 @@ class Store(Ledger, Sessions, Lists):
     and threads. Raises `StoreError` (never an `sqlite3` error) when the file fails in use."""
 
     @classmethod
-    def open(cls, state_dir: Path | None = None, *, quiet: bool = False) -> Store:
-        """The store in `state_dir` (default: `default_state_dir()`)."""
-        return cls((state_dir or default_state_dir()) / DB_NAME, quiet=quiet)
+    def open(
+        cls,
+        state_dir: Path | None = None,
+        *,
+        quiet: bool = False,
+        lock_wait: float = DEFAULT_LOCK_WAIT,
+    ) -> Store:
+        """The store in `state_dir` (default: `default_state_dir()`); `lock_wait`: the entry
+        point's lock budget (`Database`)."""
+        return cls((state_dir or default_state_dir()) / DB_NAME, lock_wait, quiet=quiet)
 
     # Retention spans every part: a session's ledger rows, its hook records and its list.
 

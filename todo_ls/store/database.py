@@ -2,9 +2,10 @@
 
 Every query of the store goes through the few methods here, so the rules that make one file safe
 to share between processes and threads live in one place: WAL, write transactions taken with
-BEGIN IMMEDIATE, retries while another process holds the file, a read cache that a write or
-another process's commit invalidates, and one `StoreError` that every SQLite error becomes, so
-callers need not know the store is SQLite.
+BEGIN IMMEDIATE, a bounded wait while another process holds the file (the lock budget each entry
+point chooses, spent asleep outside the store's own lock, and never more than a few milliseconds
+on an event loop), a read cache that a write or another process's commit invalidates, and one
+`StoreError` that every SQLite error becomes, so callers need not know the store is SQLite.
 
 The store never takes the server down: a file that is not a database, fails its integrity check
 or was written by a newer todo-ls is moved aside (the reason is kept in `warning` for the server
@@ -39,7 +40,15 @@ if sys.platform != "win32":
 
 DB_NAME = "state.db"
 
-_LOCK_RETRIES = 8
+# How long one use of the store waits for another process's lock, unless its entry point says
+# otherwise (the hook waits a fraction of a second: docs/store.md#how-it-is-opened).
+DEFAULT_LOCK_WAIT = 5.0
+# What one use waits at most on a thread running an event loop, whatever the budget: the loop
+# answers the editor, and a store held by another process must not freeze it.
+LOOP_LOCK_WAIT = 0.05
+# SQLite's own busy wait per attempt: short, so that the store's lock (which the other threads
+# of the process wait for) is never held long; the rest of the budget is spent asleep outside.
+_BUSY_SLICE = 0.01
 # The read cache starts over beyond this many sessions, and a session's beyond this many
 # results (one per open-item set asked about, besides the fixed few).
 _READ_CACHE_SESSIONS = 1024
@@ -56,6 +65,14 @@ class StoreError(Exception):
         super().__init__(f"the todo-ls state store {path} cannot be used ({reason})")
         self.path = path
         self.reason = str(reason)
+
+
+class StoreLocked(StoreError):
+    """Another process held the store longer than this use's lock budget; nothing was
+    written, and the same call may succeed later."""
+
+    def __init__(self, path: Path, waited: float) -> None:
+        super().__init__(path, f"locked by another process for more than {waited:g} s")
 
 
 def default_state_dir(env: Mapping[str, str] | None = None) -> Path:
@@ -88,14 +105,18 @@ class Database:
     The base of `Store`: its query mixins run their SQL through `_query`, `_cached` and
     `_transaction` only."""
 
-    def __init__(self, path: Path, busy_timeout: float = 5.0, *, quiet: bool = False) -> None:
+    def __init__(
+        self, path: Path, lock_wait: float = DEFAULT_LOCK_WAIT, *, quiet: bool = False
+    ) -> None:
         """Open (creating, migrating or replacing) the database at `path`. Never raises for a
         bad file or an unusable directory; `warning` then says what happened (and is logged
-        too unless `quiet`: the caller reports it itself)."""
+        too unless `quiet`: the caller reports it itself). `lock_wait`: the longest one use
+        (opening included) waits while another process holds the file, then `StoreLocked`;
+        on an event loop's thread never more than `LOOP_LOCK_WAIT`."""
         self.path = Path(path)
         self.warning: str | None = None
         self._quiet = quiet
-        self._busy_timeout = busy_timeout
+        self._lock_wait = lock_wait
         self._lock = allocate_lock()
         self._conn: sqlite3.Connection | None = None
         # Read cache (see `_cached`): the supervisor reads pauses and the nudge history on
@@ -129,10 +150,11 @@ class Database:
         self.warning = text if self.warning is None else f"{self.warning}; {text}"
 
     def _connect(self, target: str) -> sqlite3.Connection:
+        slice_s = min(_BUSY_SLICE, self._lock_wait)
         conn = sqlite3.connect(
-            target, timeout=self._busy_timeout, isolation_level=None, check_same_thread=False
+            target, timeout=slice_s, isolation_level=None, check_same_thread=False
         )
-        conn.execute(f"PRAGMA busy_timeout = {int(self._busy_timeout * 1000)}")
+        conn.execute(f"PRAGMA busy_timeout = {int(slice_s * 1000)}")
         return conn
 
     def _open_file(self) -> None:
@@ -141,17 +163,21 @@ class Database:
             self._create_private()
             conn = self._conn = self._connect(str(self.path))
             try:
-                self._check(conn)
+                version = self._check(conn)
             except _Unusable as bad:
                 conn.close()
                 self._conn = None
                 self._move_aside(bad.suffix, str(bad))
                 self._create_private()
                 conn = self._conn = self._connect(str(self.path))
+                version = 0
             self._retry(lambda: conn.execute("PRAGMA journal_mode = WAL"))
             # NORMAL is corruption-safe in WAL mode; a power cut may lose the last commits only.
             conn.execute("PRAGMA synchronous = NORMAL")
-            self._migrate()
+            # Only a file missing steps takes the write lock: reading a current file never waits
+            # for another process's write transaction (WAL), so opening does not either.
+            if version < schema.SCHEMA_VERSION:
+                self._migrate()
 
     @contextlib.contextmanager
     def _open_lock(self) -> Iterator[None]:
@@ -162,7 +188,9 @@ class Database:
             return
         fd = os.open(f"{self.path}.lock", os.O_RDWR | os.O_CREAT, 0o600)
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
+            # Polled within the lock budget: a process stopped while opening must not hold
+            # every other one forever.
+            self._retry(lambda: _try_flock(fd))
             yield
         finally:
             os.close(fd)
@@ -177,7 +205,8 @@ class Database:
         finally:
             os.close(fd)
 
-    def _check(self, conn: sqlite3.Connection) -> None:
+    def _check(self, conn: sqlite3.Connection) -> int:
+        """The file's schema version; `_Unusable` when it must be moved aside."""
         try:
             version = conn.execute("PRAGMA user_version").fetchone()[0]
             result = conn.execute("PRAGMA quick_check").fetchone()[0]
@@ -193,6 +222,7 @@ class Database:
             raise _Unusable(
                 "newer", f"written by a newer todo-ls (schema {version} > {schema.SCHEMA_VERSION})"
             )
+        return int(version)
 
     def _move_aside(self, suffix: str, why: str) -> None:
         stamp = time.strftime("%Y%m%d-%H%M%S")
@@ -213,7 +243,7 @@ class Database:
 
     def _migrate(self) -> None:
         def step() -> None:
-            with self._write() as conn:
+            with self._write(self._db) as conn:
                 version = conn.execute("PRAGMA user_version").fetchone()[0]
                 for statements in schema.MIGRATIONS[version:]:
                     for statement in statements:
@@ -230,33 +260,47 @@ class Database:
         assert self._conn is not None, "store used while opening failed"
         return self._conn
 
-    @contextlib.contextmanager
-    def _guarded(self) -> Iterator[None]:
-        """Hold the store's lock; an SQLite error raised inside leaves as a `StoreError`. The
-        one place where the store's users stop seeing `sqlite3`."""
-        with self._lock:
-            try:
-                yield
-            except sqlite3.Error as err:
-                raise StoreError(self.path, err) from err
+    def _run(self, action: Callable[[sqlite3.Connection], _T]) -> _T:
+        """`action(conn)` holding the store's lock, retried within the lock budget while another
+        process holds the file (asleep without the lock, so the process's other threads go on
+        reading); an SQLite error leaves as a `StoreError` (`StoreLocked` when the budget ran
+        out). The one place where the store's users stop seeing `sqlite3`."""
+
+        def locked() -> _T:
+            with self._lock:
+                return action(self._db)
+
+        started = time.monotonic()
+        try:
+            return self._retry(locked)
+        except sqlite3.Error as err:
+            if isinstance(err, sqlite3.OperationalError) and _is_locked(err):
+                raise StoreLocked(self.path, round(time.monotonic() - started, 2)) from err
+            raise StoreError(self.path, err) from err
 
     def _retry(self, action: Callable[[], _T]) -> _T:
-        """Run `action`, retrying when another process holds the database longer than the busy
-        timeout (busy_timeout already waits; this covers the cases SQLite reports at once)."""
-        for attempt in range(_LOCK_RETRIES):
+        """Run `action`, again while another process holds the database, until the lock budget
+        is spent (each attempt already waits one SQLite busy slice; this also covers the cases
+        SQLite reports at once). Then the last lock error is raised."""
+        budget = self._lock_wait
+        if _running_loop() is not None:
+            budget = min(budget, LOOP_LOCK_WAIT)
+        deadline = time.monotonic() + budget
+        pause = 0.001
+        while True:
             try:
                 return action()
             except sqlite3.OperationalError as err:
-                if not _is_locked(err) or attempt == _LOCK_RETRIES - 1:
+                left = deadline - time.monotonic()
+                if not _is_locked(err) or left <= 0:
                     raise
-                time.sleep(min(0.01 * 2**attempt, 0.5))
-        raise AssertionError("unreachable")
+                time.sleep(min(pause, left))
+                pause = min(pause * 2, 0.05)
 
     @contextlib.contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
+    def _write(self, conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
         """One write transaction, taken before the first read (BEGIN IMMEDIATE) so that what
         it reads cannot change before it commits."""
-        conn = self._db
         conn.execute("BEGIN IMMEDIATE")
         try:
             yield conn
@@ -274,13 +318,10 @@ class Database:
         are forgotten: a session's interrupt or new episode must not make the next decision
         of each of 200 other sessions read the store again."""
 
-        def run() -> _T:
-            with self._write() as conn:
-                return body(conn)
-
-        with self._guarded():
+        def run(conn: sqlite3.Connection) -> _T:
             try:
-                return self._retry(run)
+                with self._write(conn):
+                    return body(conn)
             finally:
                 # This connection's commits do not move data_version: forget what they touched.
                 if session is None:
@@ -288,6 +329,8 @@ class Database:
                 else:
                     self._reads.pop(session, None)
                     self._reads.pop("", None)
+
+        return self._run(run)
 
     def _cached(
         self, session: str, key: tuple[object, ...], read: Callable[[sqlite3.Connection], _T]
@@ -304,43 +347,40 @@ class Database:
         running loop (the hook, tests) every read checks."""
         loop = _running_loop()
         checked = loop is not None and getattr(self._checked, "loop", None) is loop
-        with self._guarded():
+
+        def run(conn: sqlite3.Connection) -> _T:
             reads = self._reads.get(session)
             if checked and reads is not None and key in reads:
                 hit: _T = reads[key]  # fresh for this turn: no query at all
                 return hit
+            if not checked:
+                version = conn.execute("PRAGMA data_version").fetchone()[0]
+                if version != self._read_version:
+                    self._reads.clear()
+                    self._read_version = version
+                if loop is not None:
+                    self._checked.loop = loop
+                    loop.call_soon(self._turn_ended)
+            reads = self._reads.get(session)
+            if reads is None:
+                if len(self._reads) >= _READ_CACHE_SESSIONS:
+                    self._reads.clear()
+                reads = self._reads[session] = {}
+            if key not in reads:
+                if len(reads) >= _READ_CACHE_PER_SESSION:
+                    reads.clear()
+                reads[key] = read(conn)
+            value: _T = reads[key]
+            return value
 
-            def run() -> _T:
-                conn = self._db
-                if not checked:
-                    version = conn.execute("PRAGMA data_version").fetchone()[0]
-                    if version != self._read_version:
-                        self._reads.clear()
-                        self._read_version = version
-                    if loop is not None:
-                        self._checked.loop = loop
-                        loop.call_soon(self._turn_ended)
-                reads = self._reads.get(session)
-                if reads is None:
-                    if len(self._reads) >= _READ_CACHE_SESSIONS:
-                        self._reads.clear()
-                    reads = self._reads[session] = {}
-                if key not in reads:
-                    if len(reads) >= _READ_CACHE_PER_SESSION:
-                        reads.clear()
-                    reads[key] = read(conn)
-                value: _T = reads[key]
-                return value
-
-            return self._retry(run)
+        return self._run(run)
 
     def _turn_ended(self) -> None:
         """Runs at the loop's next turn (in the loop's thread): the next read checks again."""
         self._checked.loop = None
 
     def _query(self, sql: str, params: Sequence[object] = ()) -> list[Any]:
-        with self._guarded():
-            return self._retry(lambda: self._db.execute(sql, params).fetchall())
+        return self._run(lambda conn: conn.execute(sql, params).fetchall())
 
     def data_version(self) -> int:
         """SQLite's `PRAGMA data_version`: it moves when another connection commits, so a
@@ -349,8 +389,15 @@ class Database:
 
     def close(self) -> None:
         """Close the connection (the WAL is checkpointed by the last one to close)."""
-        with self._guarded():
-            self._db.close()
+        self._run(lambda conn: conn.close())
+
+
+def _try_flock(fd: int) -> None:
+    """Take the open lock or say at once that another process holds it (as SQLite would)."""
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError as err:
+        raise sqlite3.OperationalError("database is locked (another process opens it)") from err
 
 
 def _running_loop() -> AbstractEventLoop | None:

@@ -1,0 +1,126 @@
+"""The store's faults where the user meets them: a `state.db` held by another process (a
+`sqlite3` shell, a backup, a todo-ls process stopped mid-write), damaged, truncated, removed or
+made read-only while todo-ls runs (docs/reliability.md#the-state-store).
+
+The store is optional for the editor features, so none of these may freeze an answer: the hook
+fails open within a fraction of a second, the language server keeps answering, and the user is
+told once what happened instead of seeing internal errors.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from todo_ls.store import DB_NAME
+
+pytestmark = pytest.mark.timeout(120)
+
+TODO_LS = [sys.executable, "-m", "todo_ls"]
+PLAN = "# Plan\n\n- [ ] write the parser\n- [ ] ship it\n"
+# Generous: the machine may be busy. Before the lock budget, a held lock cost ~41 s.
+PROMPT_S = 2.5
+
+# Another process's write transaction, held until its stdin closes.
+HOLDER = """
+import sqlite3, sys
+conn = sqlite3.connect(sys.argv[1], isolation_level=None)
+conn.execute("BEGIN IMMEDIATE")
+print("held", flush=True)
+sys.stdin.read()
+"""
+
+
+@contextlib.contextmanager
+def held_lock(db: Path) -> Iterator[None]:
+    """A real process holding a write transaction on `db` for the block's duration."""
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(db)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+    )
+    assert holder.stdout is not None and holder.stdin is not None
+    try:
+        assert holder.stdout.readline() == b"held\n", "the lock holder did not start"
+        yield
+    finally:
+        holder.stdin.close()
+        holder.wait(10)
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    folder = tmp_path / "project"
+    folder.mkdir()
+    (folder / "PLAN.md").write_text(PLAN, encoding="utf-8")
+    (folder / "todo-ls.toml").write_text('markdownFiles = ["PLAN.md"]\n', encoding="utf-8")
+    (folder / "transcript.jsonl").write_text("{}\n", encoding="utf-8")
+    return folder
+
+
+def run_hook(project: Path, state: Path, event: str, **extra: Any) -> tuple[float, bytes]:
+    """One real `todo-ls hook` process (Claude Code's input): its wall time and stdout."""
+    data: dict[str, Any] = {
+        "session_id": "s1",
+        "cwd": str(project),
+        "hook_event_name": event,
+        "transcript_path": str(project / "transcript.jsonl"),
+        **extra,
+    }
+    env = {**os.environ, "TODO_LS_STATE_DIR": str(state), "HOME": str(state.parent / "home")}
+    started = time.monotonic()
+    done = subprocess.run(
+        [*TODO_LS, "hook"],
+        input=json.dumps(data).encode(),
+        capture_output=True,
+        env=env,
+        timeout=90,
+    )
+    elapsed = time.monotonic() - started
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == b""
+    return elapsed, done.stdout
+
+
+def stop(project: Path, state: Path) -> tuple[float, bytes]:
+    return run_hook(
+        project,
+        state,
+        "Stop",
+        prompt_id="p1",
+        stop_hook_active=False,
+        last_assistant_message="done",
+    )
+
+
+def log_lines(state: Path) -> list[str]:
+    log = state / "hook.log"
+    return log.read_text(encoding="utf-8").splitlines() if log.exists() else []
+
+
+# --- the hook -------------------------------------------------------------------------------
+
+
+def test_a_held_store_lock_makes_the_hook_fail_open_within_a_fraction_of_a_second(
+    tmp_path: Path, project: Path
+) -> None:
+    state = tmp_path / "state"
+    run_hook(project, state, "UserPromptSubmit", prompt="build it")
+    with held_lock(state / DB_NAME):
+        elapsed, out = stop(project, state)
+    assert out == b"", "a hook that could not record its block must let the agent stop"
+    assert elapsed < PROMPT_S, f"the hook took {elapsed:.1f} s with the store locked"
+    lines = log_lines(state)
+    assert len(lines) == 1 and "locked by another process" in lines[0], lines
+    # The lock gone, the same Stop is blocked as usual: the failure was the lock's alone.
+    _, out = stop(project, state)
+    assert json.loads(out)["decision"] == "block"
