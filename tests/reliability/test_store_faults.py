@@ -9,19 +9,23 @@ told once what happened instead of seeing internal errors.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import os
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import lsp_harness as lsp
 import pytest
+import pytest_asyncio
+from lsprotocol import types
 
-from todo_ls.store import DB_NAME
+from todo_ls.store import DB_NAME, Store
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -124,3 +128,86 @@ def test_a_held_store_lock_makes_the_hook_fail_open_within_a_fraction_of_a_secon
     # The lock gone, the same Stop is blocked as usual: the failure was the lock's alone.
     _, out = stop(project, state)
     assert json.loads(out)["decision"] == "block"
+
+
+# --- the language server --------------------------------------------------------------------
+
+
+@pytest_asyncio.fixture
+async def editor(tmp_path: Path, project: Path) -> AsyncIterator[lsp.Editor]:
+    """A language server on `project` whose store already lists the hook session `s1` (a
+    real hook run), with PLAN.md open; NOTES.md exists but is not subscribed."""
+    state = tmp_path / "state"
+    run_hook(project, state, "UserPromptSubmit", prompt="build it")
+    (project / "NOTES.md").write_text("# Notes\n\n- [ ] a note\n", encoding="utf-8")
+    editor = await lsp.start_editor(project, "neovim", {"markdownFiles": ["PLAN.md"]}, state)
+    try:
+        await editor.wait_status(lambda s: any(x.id == "s1" for x in s.supervisor.sessions))
+        editor.open("PLAN.md")
+        yield editor
+    finally:
+        await asyncio.wait_for(editor.client.shutdown_session(), lsp.TIMEOUT)
+        await editor.client.stop()
+
+
+async def symbols(editor: lsp.Editor, name: str) -> list[str]:
+    found = await asyncio.wait_for(
+        editor.client.text_document_document_symbol_async(
+            types.DocumentSymbolParams(
+                text_document=types.TextDocumentIdentifier(uri=editor.uri(name))
+            )
+        ),
+        60,
+    )
+    return [s.name for s in found or [] if isinstance(s, types.DocumentSymbol)]
+
+
+async def until(check: Callable[[], bool], what: str, timeout: float = 20.0) -> None:
+    """Wait (bounded) for a condition on what the server did."""
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        await asyncio.sleep(0.05)
+
+
+def warnings(editor: lsp.Editor) -> list[str]:
+    return [m.message for m in editor.client.messages if m.type == types.MessageType.Warning]
+
+
+def stored_subscriptions(state: Path, project: Path) -> frozenset[str]:
+    store = Store.open(state)
+    try:
+        return store.subscription_overrides(str(project)).added
+    finally:
+        store.close()
+
+
+async def test_with_the_store_locked_the_server_answers_at_once_and_loses_nothing(
+    tmp_path: Path, project: Path, editor: lsp.Editor
+) -> None:
+    state = tmp_path / "state"
+    notes = project / "NOTES.md"
+    with held_lock(state / DB_NAME):
+        started = time.monotonic()
+        subscribing = asyncio.ensure_future(
+            editor.command("todoLs.subscribe", {"uri": notes.as_uri()})
+        )
+        outline = await symbols(editor, "PLAN.md")
+        answered = time.monotonic() - started
+        assert answered < PROMPT_S, f"documentSymbol took {answered:.1f} s behind the lock"
+        assert outline == ["Plan"]
+        assert notes.as_uri() in (await subscribing)["files"]
+        # A pause cannot be written now: the answer says so instead of an internal error.
+        paused = await editor.command("todoLs.pause", {"sessionID": "s1"})
+        assert paused["sessions"] == []
+        assert "locked by another process" in paused["reason"], paused
+        # The waiting subscription is said once, while the lock lasts.
+        await until(lambda: bool(warnings(editor)), "the warning about the waiting change")
+        told = editor.take_messages(types.MessageType.Warning)
+        assert len(told) == 1 and "subscription changes are kept" in told[0], told
+        assert str(notes) not in stored_subscriptions(state, project)
+    # The lock gone, the subscription reaches the store by itself, and pausing works.
+    await until(lambda: str(notes) in stored_subscriptions(state, project), "the stored change")
+    paused = await editor.command("todoLs.pause", {"sessionID": "s1"})
+    assert paused == {"sessions": [{"id": "s1", "state": "paused"}]}
+    assert editor.take_messages() == []

@@ -7,7 +7,7 @@ answers `{applied: false, reason}`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from pygls.exceptions import JsonRpcInvalidParams
@@ -174,12 +174,36 @@ def register(server: TodoLanguageServer) -> None:
 
     @server.command("todoLs.nudge")
     async def nudge(ls: TodoLanguageServer, *args: Any) -> dict[str, Any]:
-        return await ls.supervision.nudge(*session_args(ls, "todoLs.nudge", args))
+        session, folder = session_args(ls, "todoLs.nudge", args)
+        return await _stored(
+            ls.supervision.nudge(session, folder),
+            lambda why: {"sent": [], "skipped": [{"sessionID": session, "reason": why}]},
+        )
 
     @server.command("todoLs.pause")
     async def pause(ls: TodoLanguageServer, *args: Any) -> dict[str, Any]:
-        return await ls.supervision.pause(*session_args(ls, "todoLs.pause", args))
+        answer = ls.supervision.pause(*session_args(ls, "todoLs.pause", args))
+        return await _stored(answer, _no_sessions)
 
     @server.command("todoLs.resume")
     async def resume(ls: TodoLanguageServer, *args: Any) -> dict[str, Any]:
-        return await ls.supervision.resume(*session_args(ls, "todoLs.resume", args))
+        answer = ls.supervision.resume(*session_args(ls, "todoLs.resume", args))
+        return await _stored(answer, _no_sessions)
+
+
+def _no_sessions(why: str) -> dict[str, Any]:
+    return {"sessions": [], "reason": why}
+
+
+async def _stored(
+    answer: Awaitable[dict[str, Any]], refused: Callable[[str], dict[str, Any]]
+) -> dict[str, Any]:
+    """The command's answer; when the state store could not take its write (held by another
+    process, damaged: docs/store.md), `refused(reason)`, so the user knows it was not done and
+    can try again, rather than an internal error."""
+    from todo_ls.store import StoreError  # sqlite3: loaded after the `initialize` answer
+
+    try:
+        return await answer
+    except StoreError as err:
+        return refused(f"{err}; not done, try again")

@@ -40,10 +40,16 @@ from todo_ls.server.supervisor_bridge import Supervision
 from todo_ls.workspace import Folder, WorkspaceIndex, normalize
 
 if TYPE_CHECKING:  # pydantic and sqlite3 load after the `initialize` answer (lifecycle.py)
+    from todo_ls.server.store_writes import SubscriptionWrites
     from todo_ls.settings.model import Settings
     from todo_ls.store import Store
 
 log = logging.getLogger(__name__)
+
+# The language server's lock budget (docs/store.md#how-it-is-opened): what its store thread
+# waits for a store held by another process before trying again later. Its event loop never
+# waits more than the store's LOOP_LOCK_WAIT.
+SERVER_LOCK_WAIT = 1.0
 
 SEVERITIES = {
     "error": types.DiagnosticSeverity.Error,
@@ -64,6 +70,7 @@ class TodoLanguageServer(LanguageServer):
         self.client_ready = False  # `initialized` arrived: the client shows window/logMessage
         self.workspace_index = WorkspaceIndex(warn=self.warn_once)
         self.store: Store | None = None
+        self._store_writes: SubscriptionWrites | None = None
         self.supervision = Supervision(self)
         self.generation = 0  # bumped when settings or subscriptions change (diagnostic ids)
         self._shown: set[str] = set()  # warnings already shown to the user
@@ -126,11 +133,12 @@ class TodoLanguageServer(LanguageServer):
     def open_store(self) -> None:
         """(Re)open the shared store where `stateDir` says; without it, stay in memory.
         Called right after the `initialize` answer and when `stateDir` changes."""
+        from todo_ls.server.store_writes import SubscriptionWrites
         from todo_ls.store import Store  # sqlite3: not needed to answer `initialize`
 
         state_dir = Path(self.settings.state_dir).expanduser() if self.settings.state_dir else None
         try:
-            store = Store.open(state_dir)
+            store = Store.open(state_dir, lock_wait=SERVER_LOCK_WAIT)
         except Exception as exc:  # the store is optional for the editor features
             self.warn_once(
                 f"todo-ls: state store unavailable ({exc}); subscriptions kept in memory"
@@ -138,10 +146,34 @@ class TodoLanguageServer(LanguageServer):
             store = None
         if store is not None and store.warning:
             self.warn_once(store.warning)
+        self.close_store()
+        self.store = store
+        if store is None:
+            self.workspace_index.set_store(None)
+            return
+        self._store_writes = SubscriptionWrites(store, self.from_any_thread(self.warn_once))
+        self.workspace_index.set_store(self._store_writes)
+
+    def close_store(self) -> None:
+        """Write what waits for the store, then close it (at shutdown, or for another one)."""
+        writes, self._store_writes = self._store_writes, None
+        if writes is not None:
+            writes.close()
         if self.store is not None:
             self.store.close()
-        self.store = store
-        self.workspace_index.set_store(store)
+            self.store = None
+
+    def from_any_thread(self, call: Callable[[str], None]) -> Callable[[str], None]:
+        """`call`, made safe to call from the store thread: it runs on the server's loop."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no loop (a test driving the server object): call directly
+            return call
+
+        def on_loop(message: str) -> None:
+            loop.call_soon_threadsafe(call, message)
+
+        return on_loop
 
     # --- change propagation --------------------------------------------------------------
 

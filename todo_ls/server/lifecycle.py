@@ -99,6 +99,4 @@ def register(
         watch.stop()
         status.stop()
         await ls.supervision.stop()
-        if ls.store is not None:
-            ls.store.close()
-            ls.store = None
+        ls.close_store()
