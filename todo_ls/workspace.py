@@ -22,7 +22,6 @@ from __future__ import annotations
 import functools
 import logging
 import os
-import re
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -44,10 +43,10 @@ from todo_ls.globs import expand_inside, leaves
 from todo_ls.globs import expand_patterns as expand_patterns
 from todo_ls.globs import glob_regex as glob_regex
 from todo_ls.globs import normalize as normalize
+from todo_ls.path_checks import URI_SCHEME
 
 log = logging.getLogger(__name__)
 
-_URI_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]+:")  # two letters at least: not `C:`
 _EMPTY = Checklist(items=(), headings=(), plain_items=())
 
 
@@ -67,6 +66,9 @@ class _Overrides(Protocol):
 
     @property
     def removed(self) -> frozenset[str]: ...
+
+    @property
+    def skipped(self) -> tuple[str, ...]: ...
 
 
 class SubscriptionError(ValueError):
@@ -211,7 +213,7 @@ class WorkspaceIndex:
         warn: Callable[[str], None] | None = None,
     ) -> None:
         """`warn` gets one line, once, per subscription a project file named outside its
-        folder (default: the log)."""
+        folder and per unusable stored subscription (default: the log)."""
         self._store = store
         self._warn = warn or log.warning
         self._folders: list[Folder] = []
@@ -340,11 +342,13 @@ class WorkspaceIndex:
             return list(expand_patterns(folder.path, patterns))
         found = expand_inside(folder.path, patterns)
         for line in found.outside:
-            message = f"todo-ls: {folder.path}: {line}"
-            if message not in self._warned:
-                self._warned.add(message)
-                self._warn(message)
+            self._warn_once(f"todo-ls: {folder.path}: {line}")
         return found.paths
+
+    def _warn_once(self, message: str) -> None:
+        if message not in self._warned:
+            self._warned.add(message)
+            self._warn(message)
 
     def all_subscribed(self) -> list[tuple[Folder, Path]]:
         """Every subscribed file with the folder it belongs to (first folder wins)."""
@@ -372,7 +376,7 @@ class WorkspaceIndex:
     def resolve_target(self, target: str) -> Path:
         """The file a subscribe/unsubscribe argument names: a `file:` URI, an absolute path,
         or a path relative to the (first) workspace folder that must stay inside it."""
-        if _URI_SCHEME.match(target):
+        if URI_SCHEME.match(target):
             path = uri_to_path(target)
             if path is None:
                 raise SubscriptionError(f"{target} is not a file URI")
@@ -435,6 +439,8 @@ class WorkspaceIndex:
         except Exception as exc:  # the store is optional: keep what is in memory
             log.warning("could not read stored subscriptions of %s: %s", folder.path, exc)
             return self._subs.get(folder.key) or _FolderSubs()
+        for line in found.skipped:  # a bad stored row never breaks a read (docs/security.md)
+            self._warn_once(f"todo-ls: {folder.path}: {line}")
         return _FolderSubs(
             {normalize(p) for p in found.added}, {normalize(p) for p in found.removed}
         )

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import contextlib
+import re
+import sqlite3
 from pathlib import Path
 from typing import Any
 
 import pytest
 from lsp_harness import PLAN, Editor, start_editor
+from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
+
+from todo_ls.store import Store
 
 
 async def test_toggle_open_document_goes_through_apply_edit(editor: Editor, root: Path) -> None:
@@ -144,6 +150,55 @@ async def test_subscriptions_persist_across_restarts(
     finally:
         await second.client.shutdown_session()
         await second.client.stop()
+
+
+async def test_a_nul_or_overlong_path_is_refused_at_the_edge(
+    editor: Editor, root: Path, state_dir: Path
+) -> None:
+    plan = (root / "PLAN.md").as_uri()
+    refused = [
+        ("todoLs.subscribe", {"uri": "bad\x00name.md"}, "`uri` holds a NUL byte"),
+        ("todoLs.subscribe", {"uri": f"{plan[:-3]}%00.md"}, "`uri` holds a NUL byte (%00)"),
+        ("todoLs.unsubscribe", {"uri": "x" * 5000}, "`uri` is 5000 characters long"),
+        ("todoLs.toggle", {"uri": f"{plan}%00", "line": 6}, "holds a NUL byte (%00)"),
+        ("todoLs.setState", {"uri": f"{plan}\x00", "line": 6, "state": "done"}, "NUL byte"),
+        ("todoLs.foldDone", {"uri": f"{plan}%00"}, "holds a NUL byte (%00)"),
+        ("todoLs.list", {"workspace": f"{root.as_uri()}%00"}, "`workspace` holds a NUL"),
+    ]
+    for command, argument, message in refused:
+        with pytest.raises(JsonRpcInvalidParams, match=re.escape(message)):
+            await editor.command(command, argument)
+    # Nothing was stored (read raw: the store's reader would skip a bad row), nothing
+    # changed, and the server keeps serving.
+    with contextlib.closing(sqlite3.connect(state_dir / "state.db")) as db:
+        assert db.execute("SELECT path FROM subscriptions").fetchall() == []
+    assert (root / "PLAN.md").read_text(encoding="utf-8") == PLAN
+    assert (await editor.command("todoLs.list", {}))["total"] == 7
+
+
+async def test_a_bad_stored_subscription_is_skipped_with_one_warning(
+    root: Path, caps: str, state_dir: Path
+) -> None:
+    """A NUL row stored before todo-ls checked paths survives restarts: it must never break
+    `todoLs.list` (it answered -32603), the status or a subscribe."""
+    (root / "NOTES.md").write_text("- [ ] remember\n", encoding="utf-8")
+    with contextlib.closing(Store.open(state_dir)) as store:
+        for name in ("bad\x00name.md", "NOTES.md"):
+            store.subscribe(str(root), str(root / name))
+    editor = await start_editor(root, caps, {"markdownFiles": ["PLAN.md"]}, state_dir)
+    try:
+        status = await editor.wait_status(lambda s: True)
+        assert (status.open, status.total) == (5, 8)
+        listed = await editor.command("todoLs.list", {})
+        assert "NOTES.md:1" in [i["ref"] for i in listed["items"]]
+        subscribed = await editor.command("todoLs.subscribe", {"uri": "PLAN.md"})
+        assert subscribed["files"] == [(root / n).as_uri() for n in ("NOTES.md", "PLAN.md")]
+        await editor.command("todoLs.refresh", {})
+        (warning,) = editor.take_messages(types.MessageType.Warning)
+        assert "ignoring a stored subscription" in warning and "holds a NUL byte" in warning
+    finally:
+        await editor.client.shutdown_session()
+        await editor.client.stop()
 
 
 async def test_list_and_refresh(editor: Editor) -> None:

@@ -4,6 +4,7 @@ keeps serving and nothing is written)."""
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import Any
 
@@ -141,6 +142,31 @@ async def test_project_file_markdown_files_count_too(project: Path, state: Path)
             {SESSION_ARG: "ses_a", "files": [{"path": "../elsewhere.md"}]},
             "outside the workspace folder",
         ),
+        (
+            "todo_subscribe",
+            {SESSION_ARG: "ses_a", "files": [{"path": "bad\u0000name.md"}]},
+            "files[0].path holds a NUL byte",
+        ),
+        (
+            "todo_subscribe",
+            {SESSION_ARG: "ses_a", "files": [{"path": "file:///tmp/bad%00name.md"}]},
+            "files[0].path holds a NUL byte (%00)",
+        ),
+        (
+            "todo_subscribe",
+            {SESSION_ARG: "ses_a", "files": [{"path": "x" * 5000 + ".md"}]},
+            "files[0].path is 5003 characters long; at most 4096",
+        ),
+        (
+            "todo_subscribe",
+            {SESSION_ARG: "ses_a", "files": [{"path": "/etc/elsewhere.md"}]},
+            "is outside the project",
+        ),
+        (
+            "todo_subscribe",
+            {SESSION_ARG: "ses_a", "files": [{"path": "file:///etc/elsewhere.md"}]},
+            "is outside the project",
+        ),
     ],
 )
 async def test_bad_input_is_a_tool_error_and_writes_nothing(
@@ -160,6 +186,45 @@ async def test_bad_input_is_a_tool_error_and_writes_nothing(
             "ses_a", [{"content": "Still works", "status": "pending"}]
         )
         assert not error and "1. [pending] Still works" in answer
+
+
+async def test_subscribe_never_follows_a_symlink_out_of_the_project(
+    tmp_path: Path, project: Path, state: Path
+) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "SECRET.md").write_text("- [ ] not the agent's\n")
+    (project / "docs").symlink_to(elsewhere)
+    (project / "PLAN.md").write_text("- [ ] inside\n")
+    async with connect(project, state) as client:
+        for path in ("docs/SECRET.md", (project / "docs" / "SECRET.md").as_uri()):
+            error, answer = await client.call(
+                "todo_subscribe", {SESSION_ARG: "ses_a", "files": [{"path": path}]}
+            )
+            assert error and "is outside the project" in answer, answer
+        # An absolute path or URI inside the project is still fine.
+        error, answer = await client.call(
+            "todo_subscribe",
+            {SESSION_ARG: "ses_a", "files": [{"path": (project / "PLAN.md").as_uri()}]},
+        )
+        assert not error and "- PLAN.md" in answer
+        _, read = await client.call("todo_read", {SESSION_ARG: "ses_a"})
+    assert "inside" in read and "not the agent's" not in read
+
+
+async def test_a_bad_stored_subscription_never_breaks_todo_read(project: Path, state: Path) -> None:
+    """A row stored before todo-ls checked paths (it survives restarts) is skipped."""
+    (project / "PLAN.md").write_text("- [ ] Ship it\n")
+    with contextlib.closing(Store.open(state)) as store:
+        for name in ("bad\x00name.md", "PLAN.md"):
+            store.subscribe(str(project), str(project / name))
+    async with connect(project, state) as client:
+        error, read = await client.call("todo_read", {SESSION_ARG: "ses_a"})
+        assert not error and "- PLAN.md:1 — Ship it" in read, read
+        error, answer = await client.call(
+            "todo_unsubscribe", {SESSION_ARG: "ses_a", "files": [{"path": "PLAN.md"}]}
+        )
+        assert not error and "(none)" in answer, answer
 
 
 async def test_without_a_session_id_the_answer_says_how_to_install_the_plugin(

@@ -445,6 +445,45 @@ def test_unusable_state_folder_fails_open_and_logs_beside_it(
     assert "state store unusable" in line
 
 
+def test_a_bad_stored_subscription_never_stops_the_nudge(
+    project: Path, env: dict[str, str]
+) -> None:
+    """A NUL row stored before todo-ls checked paths is skipped with one log line: the Stop
+    is still blocked for the open items (it used to fail open, so the agent stopped)."""
+    (project / "todo-ls.toml").unlink()  # PLAN.md subscribed by command only
+    stored = store(env)
+    stored.subscribe(str(project), str(project / "bad\x00name.md"))
+    stored.subscribe(str(project), str(project / "PLAN.md"))
+    stored.close()
+    done = spawn(json.dumps(payload(project)).encode(), env)
+    assert (done.returncode, done.stderr) == (0, b"")
+    answer = json.loads(done.stdout)
+    assert answer["decision"] == "block" and "PLAN.md:3" in answer["reason"]
+    (line,) = log_lines(env)
+    assert "ignoring a stored subscription" in line and "holds a NUL byte" in line
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "logged"),
+    [
+        ("cwd", "/tmp/bad\x00folder", "the project folder (cwd) holds a NUL byte"),
+        ("cwd", "/" + "x" * 5000, "the project folder (cwd) is 5001 characters long"),
+        ("transcript_path", "/tmp/t\x00.jsonl", "ignoring transcript_path: it holds a NUL"),
+    ],
+)
+def test_a_bad_path_in_the_hook_input_is_refused_at_the_edge(
+    project: Path, env: dict[str, str], field: str, value: str, logged: str
+) -> None:
+    done = spawn(json.dumps(payload(project, **{field: value})).encode(), env)
+    assert (done.returncode, done.stderr) == (0, b"")
+    lines = log_lines(env)
+    assert any(logged in line for line in lines), lines
+    if field == "transcript_path":  # the rest of the input still counts: PLAN.md is open
+        assert json.loads(done.stdout)["decision"] == "block"
+    else:
+        assert done.stdout == b""
+
+
 def test_parallel_processes_of_one_stop_block_once(project: Path, env: dict[str, str]) -> None:
     data = json.dumps(payload(project)).encode()
     full = {**os.environ, **env}

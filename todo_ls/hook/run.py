@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, NamedTuple, TextIO
 from todo_ls.hook import core, hosts, protocol
 from todo_ls.hook.hosts.base import HookHost
 from todo_ls.hook.transcript import Evidence, Transcript, evidence
+from todo_ls.path_checks import path_problem
 from todo_ls.settings import project_file
 from todo_ls.settings.quick import LightSettings, load
 from todo_ls.store import Store, default_state_dir
@@ -119,7 +120,11 @@ def handle(
     """Act on one hook input; returns the answer for stdout (None: let the agent stop), the
     state folder used and the store, still open (the caller closes it)."""
     host = hosts.get(hook.host)
-    folder = Path(os.path.normpath(os.path.abspath(protocol.project_dir(hook, host, env) or ".")))
+    where = protocol.project_dir(hook, host, env) or "."
+    problem = path_problem(where)
+    if problem is not None:  # checked at the edge (docs/security.md): never a ValueError later
+        raise HookFailure(f"the project folder (cwd) {problem}")
+    folder = Path(os.path.normpath(os.path.abspath(where)))
     project = project_file.read(folder)
     settings, warnings = load(project.settings)
     state_dir = default_state_dir(env)  # never the project file's (docs/security.md)
@@ -177,7 +182,10 @@ def _stop(call: _Call) -> str | None:
     hook, host, store, settings, folder, env, now, _ = call
     sid = hook.session_id
     path = hook.transcript_path
-    transcript = Transcript.open(Path(path)) if path else None
+    problem = path_problem(path) if path else None
+    if problem is not None:
+        call.log(f"ignoring transcript_path: it {problem}")
+    transcript = Transcript.open(Path(path)) if path and problem is None else None
     seen = evidence(transcript, host) if transcript else Evidence(None, None)
     todos = _store_own_list(call, host.own_list(hook, env, transcript)) or []
     own = [host_lists.Entry(t["content"], t["status"], t.get("priority")) for t in todos]
@@ -241,7 +249,7 @@ def _file_items(
 
     overrides = store.subscription_overrides(str(folder))
     expansion = expand_inside(folder, settings.markdown_files)
-    for line in expansion.outside:
+    for line in [*overrides.skipped, *expansion.outside]:
         log(line)
     paths = set(expansion.paths)
     paths |= {normalize(p) for p in overrides.added}

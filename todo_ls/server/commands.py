@@ -14,6 +14,7 @@ from pygls.exceptions import JsonRpcInvalidParams
 
 from todo_ls import checklist  # its functions load on first use
 from todo_ls.checklist import STATES
+from todo_ls.path_checks import target_problem
 from todo_ls.server.core import TodoLanguageServer
 from todo_ls.server.edits import apply_marker_edits
 from todo_ls.server.status import open_items, status_payload
@@ -44,9 +45,19 @@ def field_of(
     return value
 
 
+def uri_of(command: str, obj: Mapping[str, Any], name: str = "uri", optional: bool = False) -> Any:
+    """The URI (or path) argument `name`, checked at the edge: no NUL byte, raw or `%00`, and
+    a sane length (docs/security.md); the scheme is judged where a file is needed."""
+    value = field_of(command, obj, name, str, optional)
+    problem = target_problem(value) if value is not None else None
+    if problem is not None:
+        raise _invalid(f"{command}: `{name}` {problem}")
+    return value
+
+
 def _workspace(ls: TodoLanguageServer, command: str, obj: Mapping[str, Any]) -> Folder | None:
     """The workspace folder named by the optional `workspace` URI (None: every folder)."""
-    uri: str | None = field_of(command, obj, "workspace", str, optional=True)
+    uri: str | None = uri_of(command, obj, "workspace", optional=True)
     if uri is None:
         return None
     path = uri_to_path(uri)
@@ -105,13 +116,13 @@ def register(server: TodoLanguageServer) -> None:
             index: int = field_of("todoLs.toggle", obj, "index", int)
             content: str | None = field_of("todoLs.toggle", obj, "content", str, optional=True)
             return ls.supervision.toggle_todo(session, index, content)
-        uri = field_of("todoLs.toggle", obj, "uri", str)
+        uri = uri_of("todoLs.toggle", obj)
         return await set_item_state(ls, uri, _line("todoLs.toggle", obj), None)
 
     @server.command("todoLs.setState")
     async def set_state(ls: TodoLanguageServer, *args: Any) -> dict[str, Any]:
         obj = one_object("todoLs.setState", args)
-        uri = field_of("todoLs.setState", obj, "uri", str)
+        uri = uri_of("todoLs.setState", obj)
         state = field_of("todoLs.setState", obj, "state", str)
         if state not in STATES:
             raise _invalid(f"todoLs.setState: unknown state {state!r}; one of {list(STATES)}")
@@ -121,7 +132,7 @@ def register(server: TodoLanguageServer) -> None:
         ls: TodoLanguageServer, command: str, args: tuple[Any, ...]
     ) -> dict[str, Any]:
         obj = one_object(command, args)
-        target = field_of(command, obj, "uri", str)
+        target = uri_of(command, obj)
         index = ls.workspace_index
         try:
             path = index.resolve_target(target)

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 
 from todo_ls import checklist  # its functions load on first use
-from todo_ls.server.commands import field_of, one_object
+from todo_ls.server.commands import one_object, uri_of
 from todo_ls.server.core import TodoLanguageServer
 from todo_ls.server.document_symbols import CACHED_DOCUMENTS
 from todo_ls.server.wire import RawJson
@@ -119,7 +119,7 @@ def register(server: TodoLanguageServer) -> None:
     @server.command("todoLs.foldDone")
     async def fold_done(ls: TodoLanguageServer, *args: Any) -> dict[str, Any]:
         obj = one_object("todoLs.foldDone", args)
-        uri: str = field_of("todoLs.foldDone", obj, "uri", str)
+        uri: str = uri_of("todoLs.foldDone", obj)
         await ls.configuration.ready()
         state = subscribed_state(ls, uri)
         runs = checklist.closed_runs(state.checklist, state.lines) if state is not None else []

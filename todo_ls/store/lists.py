@@ -13,14 +13,18 @@ import time
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
+from todo_ls.path_checks import stored_path_problem
 from todo_ls.store.database import Database
 
 
 class SubscriptionOverrides(NamedTuple):
-    """The command-made part of a workspace folder's subscriptions (absolute paths)."""
+    """The command-made part of a workspace folder's subscriptions (absolute paths), and
+    the stored values left out because no path can be made of them (`skipped`: each with
+    its problem, for the reader's one warning; docs/security.md)."""
 
     added: frozenset[str]
     removed: frozenset[str]
+    skipped: tuple[str, ...] = ()
 
 
 class Lists(Database):
@@ -29,13 +33,24 @@ class Lists(Database):
     # subscriptions
 
     def subscription_overrides(self, workspace: str) -> SubscriptionOverrides:
-        """Paths subscribed and unsubscribed by command in `workspace`."""
+        """Paths subscribed and unsubscribed by command in `workspace`; a stored value that
+        is not a usable path (a NUL byte, say, stored before todo-ls checked) is skipped, so it
+        cannot break any reader."""
         rows = self._query(
             "SELECT path, state FROM subscriptions WHERE workspace = ?", (workspace,)
         )
+        good: list[tuple[str, str]] = []
+        skipped: list[str] = []
+        for path, state in rows:
+            problem = stored_path_problem(path) if isinstance(path, str) else "is not text"
+            if problem is None:
+                good.append((path, state))
+            else:
+                skipped.append(f"ignoring a stored subscription {path!r:.200}: it {problem}")
         return SubscriptionOverrides(
-            added=frozenset(p for p, s in rows if s == "added"),
-            removed=frozenset(p for p, s in rows if s == "removed"),
+            added=frozenset(p for p, s in good if s == "added"),
+            removed=frozenset(p for p, s in good if s == "removed"),
+            skipped=tuple(skipped),
         )
 
     def _set_subscription(self, workspace: str, path: str, state: str, now: float | None) -> None:

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from todo_ls.checklist import StateRegistry
+from todo_ls.path_checks import target_problem
 from todo_ls.settings import project_file
 from todo_ls.settings.model import LoadedSettings, load_settings
 from todo_ls.store import Store, StoreError, default_state_dir
@@ -192,7 +193,15 @@ class TodoTools:
             path = entry.get("path") if isinstance(entry, dict) else None
             if not isinstance(path, str) or not path.strip():
                 raise TodoInputError(f"files[{number}].path must be a non-empty string")
+            problem = target_problem(path.strip())
+            if problem is not None:
+                raise TodoInputError(f"files[{number}].path {problem}")
             target = index.resolve_target(path.strip())
+            if not _inside(index.folders[0], target):
+                raise TodoInputError(
+                    f"files[{number}].path {path.strip()!r:.300} is outside the project "
+                    f"{self.folder} (symlinks resolved); the agent's tools stay inside it"
+                )
             if target.suffix.lower() not in MARKDOWN_SUFFIXES:
                 raise TodoInputError(f"files[{number}].path must name a .md or .markdown file")
             targets.append(target)
@@ -225,6 +234,13 @@ class TodoTools:
                 raise
         except OSError as err:
             log.warning("todo-ls mcp: could not write the context snapshot %s: %s", path, err)
+
+
+def _inside(folder: Folder, target: Path) -> bool:
+    """Whether `target` is in `folder` once symlinks are resolved: an agent's call may be
+    driven by repository content, so it never reaches a file elsewhere (docs/security.md)."""
+    real_folder = Folder.from_path(Path(os.path.realpath(folder.path)))
+    return real_folder.contains(Path(os.path.realpath(target)))
 
 
 def _session_id(arguments: dict[str, Any]) -> str:
