@@ -298,6 +298,10 @@ class WorkspaceIndex:
         """Drop the cached parse of `path`."""
         self._cache.pop(path, None)
 
+    def last_parsed(self, path: Path) -> FileState | None:
+        """The parse of `path` last used (and so served to the client), not re-checked."""
+        return self._cache.get(path)
+
     def clear_cache(self) -> None:
         self._cache.clear()
 

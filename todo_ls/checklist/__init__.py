@@ -30,6 +30,7 @@ if TYPE_CHECKING:
         MarkerEdit,
         apply_edits,
         convert_to_task_edit,
+        locate_item,
         set_state_edits,
         toggle_state,
     )
@@ -69,6 +70,7 @@ _ENGINE = {
         "MarkerEdit",
         "apply_edits",
         "convert_to_task_edit",
+        "locate_item",
         "set_state_edits",
         "toggle_state",
     ),
@@ -149,6 +151,7 @@ __all__ = [
     "heading_progress",
     "item_folds",
     "item_progress",
+    "locate_item",
     "node_symbol",
     "one_per_line",
     "parse",

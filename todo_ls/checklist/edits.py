@@ -32,6 +32,28 @@ def set_state_edits(
     return edits
 
 
+def locate_item(checklist: Checklist, line: int, text: str | None) -> TaskItem | str:
+    """The item a toggle names (docs/status-and-commands.md, "Which item a toggle changes").
+
+    The item at `line` when its text is `text` (any item there when `text` is None); else the
+    one item of the file whose text is `text`, wherever it moved. A string is the reason no
+    item can be chosen: nothing at `line`, or no item / several items with that text."""
+    at_line = next((i for i in checklist.items if i.line == line), None)
+    if text is None:
+        return at_line if at_line is not None else f"line {line + 1} is not a task item"
+    wanted = text.strip()
+    if at_line is not None and at_line.text == wanted:
+        return at_line
+    found = [i for i in checklist.items if i.text == wanted]
+    if len(found) == 1:
+        return found[0]
+    where = f"line {line + 1} no longer holds {wanted!r}"
+    if not found:
+        return f"{where} and no item of the file has that text; nothing changed"
+    lines = ", ".join(str(i.line + 1) for i in found[:5]) + (", ..." if len(found) > 5 else "")
+    return f"{where} and {len(found)} items have that text (lines {lines}); nothing changed"
+
+
 def toggle_state(item: TaskItem) -> str:
     """The state a toggle moves `item` to: open -> done, anything else -> open."""
     return "done" if item.state == "open" else "open"

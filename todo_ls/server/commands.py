@@ -75,25 +75,37 @@ def _line(command: str, obj: Mapping[str, Any]) -> int:
 
 
 async def set_item_state(
-    ls: TodoLanguageServer, uri: str, line: int, state: str | None
+    ls: TodoLanguageServer, uri: str, line: int, state: str | None, text: str | None = None
 ) -> dict[str, Any]:
-    """Put the item at `line` into `state` (None: toggle). Result `{applied, state[, reason]}`."""
+    """Put the item the client named into `state` (None: toggle).
+
+    The item is the one at `line` holding `text`, or the one item with that text wherever it
+    moved (docs/status-and-commands.md, "Which item a toggle changes"). Without `text`, the
+    text is that of the item at `line` in the parse the server last served, so an unopened
+    file that shifted since is still seen. Result `{applied, state[, line][, reason]}`;
+    `line` when the item was found on another line."""
     path = uri_to_path(uri)
     if path is None:
         return {"applied": False, "state": None, "reason": f"{uri} is not a file URI"}
     if not ls.workspace_index.is_subscribed(path):
         return {"applied": False, "state": None, "reason": f"{path} is not subscribed"}
+    served = ls.workspace_index.last_parsed(path)
     current = ls.workspace_index.state(path)
     if current.missing or current.error:
         missing = current.error or f"{path} does not exist"
         return {"applied": False, "state": None, "reason": missing}
-    item = next((i for i in current.checklist.items if i.line == line), None)
-    if item is None:
-        return {"applied": False, "state": None, "reason": f"line {line + 1} is not a task item"}
+    if text is None and served is not None and not current.is_open:
+        seen = checklist.locate_item(served.checklist, line, None)
+        text = seen.text if not isinstance(seen, str) else None
+    item = checklist.locate_item(current.checklist, line, text)
+    if isinstance(item, str):
+        return {"applied": False, "state": None, "reason": item}
     target = state or checklist.toggle_state(item)
     edits = checklist.set_state_edits(current.checklist, [item.index], target, ls.registry)
     applied, reason = await apply_marker_edits(ls, current, edits)
     result: dict[str, Any] = {"applied": applied, "state": target if applied else item.state}
+    if item.line != line:
+        result["line"] = item.line
     if reason:
         result["reason"] = reason
     return result
@@ -117,7 +129,8 @@ def register(server: TodoLanguageServer) -> None:
             content: str | None = field_of("todoLs.toggle", obj, "content", str, optional=True)
             return ls.supervision.toggle_todo(session, index, content)
         uri = uri_of("todoLs.toggle", obj)
-        return await set_item_state(ls, uri, _line("todoLs.toggle", obj), None)
+        text: str | None = field_of("todoLs.toggle", obj, "text", str, optional=True)
+        return await set_item_state(ls, uri, _line("todoLs.toggle", obj), None, text)
 
     @server.command("todoLs.setState")
     async def set_state(ls: TodoLanguageServer, *args: Any) -> dict[str, Any]:
@@ -126,7 +139,8 @@ def register(server: TodoLanguageServer) -> None:
         state = field_of("todoLs.setState", obj, "state", str)
         if state not in STATES:
             raise _invalid(f"todoLs.setState: unknown state {state!r}; one of {list(STATES)}")
-        return await set_item_state(ls, uri, _line("todoLs.setState", obj), state)
+        text: str | None = field_of("todoLs.setState", obj, "text", str, optional=True)
+        return await set_item_state(ls, uri, _line("todoLs.setState", obj), state, text)
 
     def change_subscription(
         ls: TodoLanguageServer, command: str, args: tuple[Any, ...]
