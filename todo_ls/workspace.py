@@ -44,6 +44,7 @@ from todo_ls.globs import expand_patterns as expand_patterns
 from todo_ls.globs import glob_regex as glob_regex
 from todo_ls.globs import normalize as normalize
 from todo_ls.path_checks import URI_SCHEME
+from todo_ls.workspace_counts import FileSummary, FolderCounts
 
 log = logging.getLogger(__name__)
 
@@ -180,6 +181,11 @@ class FileState:
     def progress(self) -> Progress:
         return checklist.document_progress(self.checklist)
 
+    @cached_property
+    def summary(self) -> FileSummary:
+        """What the status shows of this file."""
+        return FileSummary.of(self.uri, self.progress, missing=self.missing, error=self.error)
+
     def open_items(self, rel_path: str) -> list[FileItem]:
         """The open items as `path:line` references."""
         return [i for i in checklist.file_items(self.checklist, rel_path) if i.state in OPEN_STATES]
@@ -226,6 +232,12 @@ class WorkspaceIndex:
         self._registry = StateRegistry.default()
         self._open: dict[Path, _OpenDoc] = {}
         self._cache: dict[Path, FileState] = {}
+        # Counts per folder key, kept by each file's delta; None = rebuild on next use (the
+        # subscription set changed). `_owner` names the folder counting each subscribed file
+        # (the first that holds it), `_dirty` the files to read again before the next count.
+        self._counts: dict[str, FolderCounts] | None = None
+        self._owner: dict[Path, Folder] = {}
+        self._dirty: set[Path] = set()
 
     # --- configuration -------------------------------------------------------------------
 
@@ -243,6 +255,7 @@ class WorkspaceIndex:
         self._subs = {
             f.key: self._subs.get(f.key) or self._load_overrides(f) for f in self._folders
         }
+        self._counts = None
 
     def configure(
         self,
@@ -263,7 +276,7 @@ class WorkspaceIndex:
         self._default_confined = default_confined
         if registry != self._registry:
             self._registry = registry
-            self._cache.clear()
+            self.clear_cache()
         self.invalidate_globs()
 
     def patterns(self, folder: Folder) -> list[str]:
@@ -287,16 +300,19 @@ class WorkspaceIndex:
     def reload_overrides(self) -> None:
         """Re-read the command-made subscriptions (another process may have changed them)."""
         self._subs = {f.key: self._load_overrides(f) for f in self._folders}
+        self._counts = None
 
     def invalidate_globs(self) -> None:
         """Expand `markdownFiles` again on next use (files were created or deleted)."""
         for subs in self._subs.values():
             subs.globbed = None
             subs.effective = None
+        self._counts = None
 
     def forget(self, path: Path) -> None:
-        """Drop the cached parse of `path`."""
+        """Drop the cached parse of `path` (it is read again before the next count)."""
         self._cache.pop(path, None)
+        self._dirty.add(path)
 
     def last_parsed(self, path: Path) -> FileState | None:
         """The parse of `path` last used (and so served to the client), not re-checked."""
@@ -304,6 +320,7 @@ class WorkspaceIndex:
 
     def clear_cache(self) -> None:
         self._cache.clear()
+        self._counts = None
 
     # --- open documents ------------------------------------------------------------------
 
@@ -315,17 +332,22 @@ class WorkspaceIndex:
         path = uri_to_path(uri)
         if path is not None:
             self._open[path] = _OpenDoc(uri, version, text, lines)
+            self._dirty.add(path)
         return path
 
     def close_document(self, uri: str) -> Path | None:
         path = uri_to_path(uri)
         if path is not None:
             self._open.pop(path, None)
-            self._cache.pop(path, None)
+            self.forget(path)
         return path
 
     def is_open(self, path: Path) -> bool:
         return path in self._open
+
+    def open_paths(self) -> Collection[Path]:
+        """The files open in the editor."""
+        return self._open.keys()
 
     # --- subscriptions -------------------------------------------------------------------
 
@@ -372,7 +394,8 @@ class WorkspaceIndex:
 
     def subscription_folder(self, path: Path) -> Folder | None:
         """The folder whose subscription set holds `path`, or None when it is not subscribed."""
-        return next((f for f, p in self.all_subscribed() if p == path), None)
+        self._ensure_counts()
+        return self._owner.get(path)
 
     def is_subscribed(self, path: Path) -> bool:
         return self.subscription_folder(path) is not None
@@ -405,6 +428,7 @@ class WorkspaceIndex:
         subs.removed.discard(path)
         subs.added.add(path)
         subs.effective = None
+        self._counts = None
         self._persist("subscribe", folder, path)
         return folder
 
@@ -418,6 +442,7 @@ class WorkspaceIndex:
             subs.added.discard(path)
             subs.removed.add(path)
             subs.effective = None
+            self._counts = None
             self._persist("unsubscribe", folder, path)
         return holders[0]
 
@@ -471,7 +496,49 @@ class WorkspaceIndex:
         else:
             state = self._disk_state(path, cached)
         self._cache[path] = state
+        self._dirty.discard(path)
+        if state is not cached and self._counts is not None:
+            self._count(path, state)
         return state
+
+    # --- counts --------------------------------------------------------------------------
+
+    def _count(self, path: Path, state: FileState) -> None:
+        """Adjust the totals of the folder counting `path` by its new summary."""
+        folder = self._owner.get(path)
+        if folder is None or self._counts is None:
+            return
+        self._warn_unusable(state)
+        self._counts[folder.key].set(path, state.summary)
+
+    def _warn_unusable(self, state: FileState) -> None:
+        if state.error:
+            self._warn(f"todo-ls skips {state.error}")
+
+    def _ensure_counts(self) -> dict[str, FolderCounts]:
+        """The counts per folder key, rebuilt when the subscriptions changed (each file is
+        parsed once; a cached parse is only re-checked) and read again where files changed."""
+        counts = self._counts
+        if counts is None:
+            self._owner = {path: folder for folder, path in self.all_subscribed()}
+            counts = {f.key: FolderCounts() for f in self._folders}
+            self._dirty.clear()
+            for path, folder in self._owner.items():
+                state = self.state(path)  # uncounted while `_counts` is None
+                self._warn_unusable(state)
+                counts[folder.key].set(path, state.summary)
+            self._counts = counts
+        elif self._dirty:
+            dirty, self._dirty = self._dirty, set()
+            for path in dirty:
+                if path in self._owner:
+                    self.state(path)
+        return counts
+
+    def counts(self, folder: Folder) -> FolderCounts:
+        """The counts of `folder`'s subscribed files, current with every change the index
+        was told of (`forget`, the editor's documents)."""
+        return self._ensure_counts().get(folder.key) or FolderCounts()
 
     def _disk_state(self, path: Path, cached: FileState | None) -> FileState:
         uri = cached.uri if cached is not None else path_to_uri(path)  # as_uri is slow

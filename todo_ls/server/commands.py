@@ -17,7 +17,7 @@ from todo_ls.checklist import STATES
 from todo_ls.path_checks import target_problem
 from todo_ls.server.core import TodoLanguageServer
 from todo_ls.server.edits import apply_marker_edits
-from todo_ls.server.status import open_items, status_payload
+from todo_ls.server.status import file_open_items, open_items_page, status_payload
 from todo_ls.workspace import Folder, SubscriptionError, path_to_uri, uri_to_path
 
 
@@ -65,6 +65,19 @@ def _workspace(ls: TodoLanguageServer, command: str, obj: Mapping[str, Any]) -> 
         if folder.uri == uri or folder.path == path:
             return folder
     raise _invalid(f"{command}: {uri} is not a workspace folder of this server")
+
+
+LIST_LIMIT = 1000  # items of one `todoLs.list` answer unless it asks for another `limit`
+
+
+def _count_field(obj: Mapping[str, Any], name: str, default: int, minimum: int) -> int:
+    """An optional whole-number argument of `todoLs.list` (`offset`, `limit`)."""
+    value: int | None = field_of("todoLs.list", obj, name, int, optional=True)
+    if value is None:
+        return default
+    if value < minimum:
+        raise _invalid(f"todoLs.list: `{name}` must be >= {minimum}")
+    return value
 
 
 def _line(command: str, obj: Mapping[str, Any]) -> int:
@@ -171,9 +184,22 @@ def register(server: TodoLanguageServer) -> None:
     def list_items(ls: TodoLanguageServer, *args: Any) -> dict[str, Any]:
         obj = one_object("todoLs.list", args, required=False)
         folder = _workspace(ls, "todoLs.list", obj)
-        key = folder.key if folder is not None else None
-        items = open_items(ls, folder) + ls.supervision.session_items(key)
-        return {**status_payload(ls, folder), "items": items}
+        uri: str | None = field_of("todoLs.list", obj, "uri", str, optional=True)
+        offset = _count_field(obj, "offset", 0, minimum=0)
+        limit = _count_field(obj, "limit", LIST_LIMIT, minimum=1)
+        if uri is not None:
+            path = uri_to_path(uri)
+            listed = file_open_items(ls, path) if path is not None else []
+            items, total = listed[offset : offset + limit], len(listed)
+        else:
+            key = folder.key if folder is not None else None
+            items, total = open_items_page(ls, folder, offset, limit)
+            sessions = ls.supervision.session_items(key)
+            start = max(0, offset - total)
+            items += sessions[start : start + limit - len(items)]
+            total += len(sessions)
+        # The payload after the items: a file read for them counts as it is now.
+        return {**status_payload(ls, folder), "items": items, "itemsTotal": total}
 
     @server.command("todoLs.refresh")
     def refresh(ls: TodoLanguageServer, *args: Any) -> dict[str, Any]:

@@ -34,6 +34,7 @@ from todo_ls import __version__
 from todo_ls.checklist import StateRegistry
 from todo_ls.server.client_features import ClientFeatures
 from todo_ls.server.configuration import Configuration
+from todo_ls.server.document_cache import DocumentCache
 from todo_ls.server.positions import Encoding
 from todo_ls.server.protocol import TodoProtocol
 from todo_ls.server.supervisor_bridge import Supervision
@@ -77,6 +78,8 @@ class TodoLanguageServer(LanguageServer):
         self._status_hook: Callable[[], None] = lambda: None
         self._subscription_hook: Callable[[], None] = lambda: None
         self._tasks: set[asyncio.Task[Any]] = set()
+        # The features' per-document caches: dropped when the editor closes the document.
+        self.document_caches: list[DocumentCache[Any]] = []
 
     # --- the client ----------------------------------------------------------------------
 
@@ -196,6 +199,11 @@ class TodoLanguageServer(LanguageServer):
         self.generation += 1
         self._subscription_hook()
         self.files_changed()
+
+    def document_closed(self, uri: str) -> None:
+        """The editor closed `uri`: drop what the features cached for it."""
+        for cache in self.document_caches:
+            cache.drop(uri)
 
     def spawn(self, coro: Any, what: str) -> asyncio.Task[Any]:
         """Run `coro` in the background; failures are logged, never raised."""

@@ -20,6 +20,7 @@ from lsprotocol import types
 
 from todo_ls import checklist  # its functions load on first use
 from todo_ls.server.core import TodoLanguageServer
+from todo_ls.server.document_cache import DocumentCache
 from todo_ls.server.positions import Encoding
 from todo_ls.server.wire import RawJson
 from todo_ls.workspace import FileState, uri_to_path
@@ -32,7 +33,6 @@ HEADING_KIND = types.SymbolKind.String.value
 ITEM_KIND = types.SymbolKind.Boolean.value
 # Done and canceled items are tagged deprecated: editors show them struck through.
 DEPRECATED = types.SymbolTag.Deprecated.value
-CACHED_DOCUMENTS = 16
 # No spaces: a 10,000-item outline is megabytes the editor has to read.
 COMPACT = (",", ":")
 
@@ -343,7 +343,8 @@ def moved(encoded: str, by: int) -> str:
 
 def register(server: TodoLanguageServer) -> None:
     # Per document: what the answer depends on, the answer, and its encoded fragments.
-    cache: dict[str, tuple[tuple[Any, ...], RawJson, OutlineParts]] = {}
+    cache: DocumentCache[tuple[tuple[Any, ...], RawJson, OutlineParts]] = DocumentCache()
+    server.document_caches.append(cache)
 
     @server.feature(
         types.TEXT_DOCUMENT_DOCUMENT_SYMBOL, types.DocumentSymbolOptions(label="todo-ls")
@@ -355,7 +356,7 @@ def register(server: TodoLanguageServer) -> None:
         uri = params.text_document.uri
         path = uri_to_path(uri)
         if path is None or not ls.workspace_index.is_subscribed(path):
-            cache.pop(uri, None)
+            cache.drop(uri)
             return None  # other markdown is another server's
         state = ls.workspace_index.state(path)
         # The marker table too: the same lines mean other states under another one.
@@ -372,9 +373,8 @@ def register(server: TodoLanguageServer) -> None:
             encoder = SymbolEncoder(
                 state, key[1], key[3], cached[2] if cached and same_settings else None
             )
-            cached = (key, RawJson(encoder.encode(key[2])), encoder.parts)
-            cache.pop(uri, None)
-            while len(cache) >= CACHED_DOCUMENTS:  # the oldest first (dicts keep order)
-                del cache[next(iter(cache))]
-            cache[uri] = cached
+            encoded = encoder.encode(key[2])
+            cached = (key, RawJson(encoded), encoder.parts)
+            # The parts weigh about twice the JSON they make up (docs/performance.md).
+            cache.put(uri, cached, 3 * len(encoded))
         return cached[1]

@@ -158,6 +158,7 @@ def register(server: TodoLanguageServer, diagnostics: Diagnostics, watch: FileWa
     def did_close(ls: TodoLanguageServer, params: types.DidCloseTextDocumentParams) -> None:
         path = ls.workspace_index.close_document(params.text_document.uri)
         diagnostics.clear(params.text_document.uri)
+        ls.document_closed(params.text_document.uri)
         if path is not None and ls.workspace_index.is_subscribed(path):
             ls.files_changed()  # the disk text counts again
 

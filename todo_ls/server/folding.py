@@ -14,7 +14,7 @@ from lsprotocol import types
 from todo_ls import checklist  # its functions load on first use
 from todo_ls.server.commands import one_object, uri_of
 from todo_ls.server.core import TodoLanguageServer
-from todo_ls.server.document_symbols import CACHED_DOCUMENTS
+from todo_ls.server.document_cache import DocumentCache
 from todo_ls.server.wire import RawJson
 from todo_ls.workspace import FileState, uri_to_path
 
@@ -89,7 +89,8 @@ def encode_all(
 
 def register(server: TodoLanguageServer) -> None:
     # Per document: what the answer depends on, the answer, and its parts' item folds.
-    cache: dict[str, tuple[tuple[Any, ...], RawJson, dict[Any, _Part]]] = {}
+    cache: DocumentCache[tuple[tuple[Any, ...], RawJson, dict[Any, _Part]]] = DocumentCache()
+    server.document_caches.append(cache)
 
     @server.feature(types.TEXT_DOCUMENT_FOLDING_RANGE)
     async def on_folding_range(
@@ -99,7 +100,7 @@ def register(server: TodoLanguageServer) -> None:
         uri = params.text_document.uri
         state = subscribed_state(ls, uri)
         if state is None:
-            cache.pop(uri, None)
+            cache.drop(uri)
             return None  # other markdown is another server's
         limit = ls.client_features.folding_range_limit
         collapsed = ls.client_features.folding_collapsed_text
@@ -110,10 +111,8 @@ def register(server: TodoLanguageServer) -> None:
             text, parts = encode_all(
                 state, collapsed, limit, cached[2] if cached and same_markers else {}
             )
-            cache.pop(uri, None)
-            while len(cache) >= CACHED_DOCUMENTS:  # the oldest first (dicts keep order)
-                del cache[next(iter(cache))]
-            cached = cache[uri] = (key, RawJson(text), parts)
+            cached = (key, RawJson(text), parts)
+            cache.put(uri, cached, 3 * len(text))  # the parts: about twice the JSON
         return cached[1]
 
     @server.command("todoLs.foldDone")

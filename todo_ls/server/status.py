@@ -1,9 +1,9 @@
 """`todoLs/status`: the progress of every subscribed file plus the supervisor's state, one
 notification per workspace folder (each names its `workspace`; docs/status-and-commands.md).
 
-Built from cached parses (an unopened file costs one stat unless it changed), sent per folder
-only when it differs from the last one sent for that folder, and coalesced to at most one round
-per `MIN_INTERVAL` seconds.
+Built from the folders' counts, kept current by each change's delta (workspace_counts.py), and
+bounded in size whatever the workspace's; sent per folder only when it differs from the last
+one sent for that folder, and coalesced to at most one round per `MIN_INTERVAL` seconds.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from pathlib import Path
 from typing import Any
 
 from todo_ls.checklist import FileItem, Progress
@@ -18,6 +19,7 @@ from todo_ls.server.core import TodoLanguageServer
 from todo_ls.server.wire import RawJson, raw_protocol
 from todo_ls.supervisor.clock import Clock, SystemClock, Timer
 from todo_ls.workspace import FileState, Folder
+from todo_ls.workspace_counts import FileSummary, summed, top_files
 
 METHOD = "todoLs/status"
 MIN_INTERVAL = 0.1
@@ -26,6 +28,7 @@ MIN_INTERVAL = 0.1
 # workspaces feel it (200 busy sessions: ~10 ms per rebuild, so about 5 updates a second).
 COST_FACTOR = 20.0
 BAR_CELLS = 8
+FILES_LIMIT = 50  # entries of `files` in a payload (docs/status-and-commands.md)
 
 
 def status_text(progress: Progress, state_word: str | None) -> str:
@@ -37,45 +40,34 @@ def status_text(progress: Progress, state_word: str | None) -> str:
     return f"{text} · {state_word}" if state_word else text
 
 
-def _file_entry(state: FileState) -> dict[str, Any]:
+def _file_entry(summary: FileSummary) -> dict[str, Any]:
     entry: dict[str, Any] = {
-        "uri": state.uri,
-        "open": state.progress.open,
-        "total": state.progress.total,
-        "missing": state.missing,
+        "uri": summary.uri,
+        "open": summary.open,
+        "total": summary.total,
+        "missing": summary.missing,
     }
-    if state.error:
-        entry["error"] = state.error
+    if summary.error:
+        entry["error"] = summary.error
     return entry
 
 
-def subscribed_states(
-    ls: TodoLanguageServer, only: Folder | None = None
-) -> list[tuple[Folder, FileState]]:
-    """Every subscribed file's current state (of folder `only` when given); unreadable files
-    warn once and count 0 items."""
-    index = ls.workspace_index
-    found = []
-    for folder, path in index.all_subscribed():
-        if only is not None and folder != only:
-            continue
-        state = index.state(path)
-        if state.error:
-            ls.warn_once(f"todo-ls skips {state.error}")
-        found.append((folder, state))
-    return found
+def _folders(ls: TodoLanguageServer, folder: Folder | None) -> list[Folder]:
+    return [folder] if folder is not None else ls.workspace_index.folders
 
 
 def status_payload(ls: TodoLanguageServer, folder: Folder | None) -> dict[str, Any]:
     """The `todoLs/status` payload of one workspace folder, camelCase. `folder` None sums up
-    every folder (`todoLs.list` without a `workspace`), naming the first as `workspace`."""
-    states = subscribed_states(ls, folder)
-    counts: dict[str, int] = {}
-    for _, state in states:
-        for name, n in state.progress.by_state.items():
-            counts[name] = counts.get(name, 0) + n
-    progress = Progress(counts)
-    folders = ls.workspace_index.folders
+    every folder (`todoLs.list` without a `workspace`), naming the first as `workspace`.
+
+    Read off the folders' counts, which each change adjusts by its delta, so its cost and size
+    do not grow with the workspace: `files` holds at most `FILES_LIMIT` entries (the files
+    open in the editor first, then those with the most open items), `filesTotal` counts all."""
+    index = ls.workspace_index
+    counts = [index.counts(f) for f in _folders(ls, folder)]
+    progress = summed(counts)
+    files = top_files(counts, FILES_LIMIT, index.open_paths())
+    folders = index.folders
     named = folder or (folders[0] if folders else None)
     key = folder.key if folder is not None else None
     return {
@@ -85,28 +77,56 @@ def status_payload(ls: TodoLanguageServer, folder: Folder | None) -> dict[str, A
         "canceled": progress.canceled,
         "total": progress.total,
         "text": status_text(progress, ls.supervision.state_word(key)),
-        "files": [_file_entry(state) for _, state in states],
+        "files": [_file_entry(summary) for _, summary in files],
+        "filesTotal": sum(len(c) for c in counts),
         "supervisor": ls.supervision.status(key),
     }
 
 
-def open_items(ls: TodoLanguageServer, only: Folder | None) -> list[dict[str, Any]]:
-    """Every open item of the subscribed files (of folder `only`), for `todoLs.list`."""
-    found = []
-    for folder, state in subscribed_states(ls, only):
-        items: list[FileItem] = state.open_items(folder.relative(state.path))
-        found += [
-            {
-                "uri": state.uri,
-                "path": item.path,
-                "line": item.line,
-                "state": item.state,
-                "text": item.text,
-                "ref": item.ref,
-            }
-            for item in items
-        ]
-    return found
+def _item_entry(state: FileState, item: FileItem) -> dict[str, Any]:
+    return {
+        "uri": state.uri,
+        "path": item.path,
+        "line": item.line,
+        "state": item.state,
+        "text": item.text,
+        "ref": item.ref,
+    }
+
+
+def file_open_items(ls: TodoLanguageServer, path: Path) -> list[dict[str, Any]]:
+    """The open items of one subscribed file (none for a file that is not), fresh from disk
+    or the editor."""
+    index = ls.workspace_index
+    folder = index.subscription_folder(path)
+    if folder is None:
+        return []
+    state = index.state(path)
+    return [_item_entry(state, item) for item in state.open_items(folder.relative(path))]
+
+
+def open_items_page(
+    ls: TodoLanguageServer, only: Folder | None, offset: int, limit: int
+) -> tuple[list[dict[str, Any]], int]:
+    """Open items `offset` to `offset + limit` of the subscribed files (of folder `only`), in
+    folder, file and document order, and how many there are in all. Only the files holding
+    the page are read: the others are skipped by their counted number of open items."""
+    index = ls.workspace_index
+    found: list[dict[str, Any]] = []
+    total = 0
+    for folder in _folders(ls, only):
+        counts = index.counts(folder)
+        for path in counts.paths():
+            summary = counts.get(path)
+            n = summary.open if summary is not None else 0
+            if n and total + n > offset and len(found) < limit:
+                state = index.state(path)  # re-checked: the page is never stale
+                items = state.open_items(folder.relative(path))
+                n = len(items)
+                skip = max(0, offset - total)
+                found += [_item_entry(state, i) for i in items[skip : skip + limit - len(found)]]
+            total += n
+    return found, total
 
 
 class StatusPublisher:

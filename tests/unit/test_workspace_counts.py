@@ -1,0 +1,116 @@
+"""Counts kept by delta (todo_ls/workspace_counts.py) equal a fresh parse of every file, over
+seeded random sequences of edits on disk and in the editor, new and deleted files and
+subscription changes."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from todo_ls import checklist
+from todo_ls.checklist import Progress, StateRegistry
+from todo_ls.workspace import Folder, WorkspaceIndex
+from todo_ls.workspace_counts import FileSummary, FolderCounts
+
+LINES = [
+    "# Heading",
+    "## Sub",
+    "- [ ] open one",
+    "- [x] done one",
+    "- [/] in progress",
+    "- [-] canceled",
+    "  - [ ] nested open",
+    "  - [x] nested done",
+    "* [?] blocked",
+    "plain text",
+    "- plain item",
+    "```",
+    "",
+]
+
+
+def _text(rng: random.Random) -> str:
+    return "\n".join(rng.choice(LINES) for _ in range(rng.randrange(0, 14))) + "\n"
+
+
+def _fresh(index: WorkspaceIndex, folder: Folder, texts: dict[Path, str]) -> Progress:
+    """The folder's totals parsed afresh from what each subscribed file holds now."""
+    counts: dict[str, int] = {}
+    for path in index.subscribed(folder):
+        text = texts.get(path)
+        if text is None:
+            text = path.read_text() if path.exists() else ""
+        for item in checklist.parse(text, StateRegistry.default()).items:
+            counts[item.state] = counts.get(item.state, 0) + 1
+    return Progress(counts)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_counts_by_delta_equal_a_fresh_parse(tmp_path: Path, seed: int) -> None:
+    rng = random.Random(seed)
+    root = tmp_path / "proj"
+    (root / "docs").mkdir(parents=True)
+    folder = Folder.from_path(root)
+    names = [root / "docs" / f"f{n}.md" for n in range(8)] + [root / "extra.md"]
+    for path in names[:4]:
+        path.write_text(_text(rng))
+    index = WorkspaceIndex()
+    index.set_folders([folder])
+    index.configure(["docs/*.md"], StateRegistry.default())
+    editor: dict[Path, str] = {}  # the editor's text of its open documents
+    version = 0
+    for _ in range(120):
+        path = rng.choice(names)
+        action = rng.choice(["disk", "disk", "delete", "open", "edit", "edit", "close", "subs"])
+        if action == "disk":
+            created = not path.exists()
+            path.write_text(_text(rng))
+            index.forget(path)  # what a file watcher reports
+            if created:
+                index.invalidate_globs()
+        elif action == "delete" and path.exists():
+            path.unlink()
+            index.forget(path)
+            index.invalidate_globs()
+        elif action in ("open", "edit") and (action == "open" or path in editor):
+            version += 1
+            editor[path] = _text(rng)
+            index.open_document(path.as_uri(), version, editor[path])
+        elif action == "close" and path in editor:
+            del editor[path]
+            index.close_document(path.as_uri())
+        elif action == "subs":
+            if index.is_subscribed(path):
+                index.unsubscribe(path)
+            else:
+                index.subscribe(path)
+        counts = index.counts(folder)
+        assert counts.progress() == _fresh(index, folder, editor), (seed, action, path)
+        assert sorted(counts.paths()) == index.subscribed(folder)
+        opened = [p for p in index.subscribed(folder) if p in editor]
+        top = [p for p, _ in counts.top(3, index.open_paths())]
+        assert (
+            top[: len(opened[:3])] == sorted(opened, key=lambda p: (-_open(counts, p), str(p)))[:3]
+        )
+
+
+def _open(counts: FolderCounts, path: Path) -> int:
+    summary = counts.get(path)
+    assert summary is not None
+    return summary.open
+
+
+def test_ranking_follows_each_change() -> None:
+    counts = FolderCounts()
+    a, b, c = Path("/w/a.md"), Path("/w/b.md"), Path("/w/c.md")
+    for path, n in ((a, 1), (b, 5), (c, 3)):
+        counts.set(path, FileSummary(path.as_uri(), {"open": n, "done": 1}, n))
+    assert [p for p, _ in counts.top(2)] == [b, c]
+    counts.set(b, FileSummary(b.as_uri(), {"done": 6}, 0))
+    assert [p for p, _ in counts.top(3)] == [c, a, b]
+    assert [p for p, _ in counts.top(2, first=[b])] == [b, c]
+    counts.remove(c)
+    assert counts.progress() == Progress({"open": 1, "done": 7})
+    assert len(counts) == 2
