@@ -107,11 +107,11 @@ def test_unusable_input_is_refused_in_one_line(text: str, why: str) -> None:
 
 def test_answers_per_host_and_project_folder() -> None:
     claude = hosts.get("claude-code")
-    assert json.loads(claude.block_answer("go on")) == {
+    assert json.loads(claude.block_answer("go on").stdout) == {
         "decision": "block",
         "reason": "go on",
     }
-    assert json.loads(hosts.get("gemini-cli").block_answer("go on"))["decision"] == "deny"
+    assert json.loads(hosts.get("gemini-cli").block_answer("go on").stdout)["decision"] == "deny"
     hook = stop(cwd="/p/sub")
     assert protocol.project_dir(hook, claude, {"CLAUDE_PROJECT_DIR": "/p"}) == "/p"
     assert protocol.project_dir(hook, claude, {}) == "/p/sub"

@@ -10,10 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from install_options import COMMAND, options, printed
 
 from todo_ls.install import HOSTS, Options, claude_code, codex, gemini_cli, todo_ls_command
 
-COMMAND = "/opt/tools/todo-ls"
 FOREIGN = """{
   "permissions": {"allow": ["Bash(ls)"]},
   "hooks": {
@@ -21,23 +21,6 @@ FOREIGN = """{
   }
 }
 """
-
-
-def options(tmp_path: Path, **extra: Any) -> Options:
-    env = {"HOME": str(tmp_path / "home"), "TODO_LS_STATE_DIR": str(tmp_path / "state")}
-    return Options(
-        scope=extra.pop("scope", "project"),
-        directory=tmp_path / "project",
-        env=env,
-        out=io.StringIO(),
-        command=COMMAND,
-        **extra,
-    )
-
-
-def printed(opts: Options) -> str:
-    assert isinstance(opts.out, io.StringIO)
-    return opts.out.getvalue()
 
 
 def commands(data: dict[str, Any], event: str) -> list[str]:
@@ -153,7 +136,10 @@ def test_the_command_written_is_the_running_todo_ls(tmp_path: Path) -> None:
         "copilot-cli",
         "droid",
         "gemini-cli",
+        "kimi-code",
+        "mistral-vibe",
         "opencode",
+        "openhands",
         "qwen-code",
     ]
 

@@ -4,17 +4,16 @@ that `--uninstall` gives the file back byte for byte, and the step each prints n
 
 from __future__ import annotations
 
-import io
 import json
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
+from install_options import COMMAND, options, printed
 
-from todo_ls.install import Options, copilot_cli, droid, qwen_code
+from todo_ls.install import copilot_cli, droid, qwen_code
 
-COMMAND = "/opt/tools/todo-ls"
 MODULES: dict[str, ModuleType] = {
     "qwen-code": qwen_code,
     "copilot-cli": copilot_cli,
@@ -30,23 +29,6 @@ USER_FILES = {
     "copilot-cli": ".copilot/settings.json",
     "droid": ".factory/settings.json",
 }
-
-
-def options(tmp_path: Path, **extra: Any) -> Options:
-    env = {"HOME": str(tmp_path / "home"), "TODO_LS_STATE_DIR": str(tmp_path / "state")}
-    return Options(
-        scope=extra.pop("scope", "project"),
-        directory=tmp_path / "project",
-        env=extra.pop("env", env),
-        out=io.StringIO(),
-        command=COMMAND,
-        **extra,
-    )
-
-
-def printed(opts: Options) -> str:
-    assert isinstance(opts.out, io.StringIO)
-    return opts.out.getvalue()
 
 
 def ours(target: str) -> str:

@@ -163,13 +163,17 @@ def work_mark(tool_end: int | None, tool_runs: int, own_list: object) -> str:
     return f"t{'-' if tool_end is None else tool_end}.e{tool_runs}.l{listed}"
 
 
-def opportunity(turn: str | None, mark: str, open_hash: str, hook: HookInput) -> str:
+def opportunity(
+    turn: str | None, mark: str, open_hash: str, hook: HookInput, again: str | None = None
+) -> str:
     """One Stop of one turn: every hook process of that Stop (parallel registrations,
     retries) reads the same input, so it computes the same key and only one of them blocks.
     The next Stop of the same turn differs in `stop_hook_active` or in the agent's latest
-    message (cumulative in Gemini CLI), so it is a new opportunity even when nothing was done."""
+    message (cumulative in Gemini CLI), so it is a new opportunity even when nothing was done.
+    A host whose input says neither passes `again`, todo-ls's own latest block."""
     said = hashlib.sha256(hook.last_message.encode()).hexdigest()[:12]
-    again = int(hook.stop_hook_active)
+    if again is None:
+        again = str(int(hook.stop_hook_active))
     return f"{turn or '-'}\x1f{mark}\x1f{open_hash}\x1f{again}\x1f{said}"
 
 

@@ -1,8 +1,9 @@
 """A hook's input as todo-ls reads it, for any host. Pure.
 
-Every host sends one JSON object on stdin with `session_id`, `cwd` and `hook_event_name`, and
-reads a decision from stdout. `parse` turns that object into a `HookInput`, with the event
-name mapped by the host's module (todo_ls/hook/hosts/) onto todo-ls's own events.
+Every host sends one JSON object on stdin with a session id, its folder and the event's name,
+and reads a decision from the answer. `parse` turns that object into a `HookInput`: the host's
+module (todo_ls/hook/hosts/) maps its field names onto Claude Code's and its event names onto
+todo-ls's own events.
 """
 
 from __future__ import annotations
@@ -65,8 +66,10 @@ def parse(text: str, env: Mapping[str, str], host: HookHost | str | None = None)
     if isinstance(host, str):
         host = hosts.get(host)
     host = host or hosts.detect(data, env)
-    name = data.get("hook_event_name")
-    if not isinstance(name, str) or name not in host.events:
+    data = host.normalize(data)
+    name = data.get(host.event_field)
+    event = host.event_of(name, data) if isinstance(name, str) else None
+    if not isinstance(name, str) or event is None:
         raise HookInputError(f"unknown hook event {name!r} for {host.kind}")
     session_id = data.get("session_id")
     if not isinstance(session_id, str) or not session_id:
@@ -75,7 +78,7 @@ def parse(text: str, env: Mapping[str, str], host: HookHost | str | None = None)
     transcript = data.get("transcript_path")
     return HookInput(
         host=host.kind,
-        event=host.events[name],
+        event=event,
         host_event=name,
         session_id=session_id,
         cwd=cwd if isinstance(cwd, str) and cwd else "",

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, TextIO
 
 from todo_ls.hook import core, hosts, protocol
-from todo_ls.hook.hosts.base import HookHost
+from todo_ls.hook.hosts.base import HookAnswer, HookHost
 from todo_ls.hook.transcript import Evidence, Transcript, evidence
 from todo_ls.path_checks import path_problem
 from todo_ls.settings import project_file
@@ -61,9 +61,10 @@ def main(
     env: Mapping[str, str] | None = None,
     now: float | None = None,
     fast_exit: bool = False,
+    stderr: TextIO | None = None,
 ) -> int:
-    """Run one hook invocation. Always returns 0: any other exit code means something to the
-    agent (2 blocks it).
+    """Run one hook invocation. Returns 0 unless the host's block answer is an exit code
+    (Kimi Code's 2): any other code means something to the agent, so a failure returns 0 too.
 
     `fast_exit` (the `todo-ls hook` process) ends the process right after the answer is
     flushed: closing the last connection to the store would checkpoint its write-ahead log,
@@ -85,14 +86,21 @@ def main(
     except Exception as exc:  # fail open, whatever it was
         _log(state_dir, f"{event}: {_describe(exc)}")
         return 0
+    code = 0
     if answer:
-        out = stdout or sys.stdout
-        out.write(answer + "\n")
-        out.flush()
+        _say(stdout or sys.stdout, answer.stdout)
+        _say(stderr or sys.stderr, answer.stderr)
+        code = answer.code
     if fast_exit:
-        os._exit(0)
+        os._exit(code)
     store.close()
-    return 0
+    return code
+
+
+def _say(stream: TextIO, text: str) -> None:
+    if text:
+        stream.write(text + "\n")
+        stream.flush()
 
 
 def _host_option(argv: Sequence[str]) -> HookHost | None:
@@ -116,7 +124,7 @@ def _describe(exc: BaseException) -> str:
 
 def handle(
     hook: protocol.HookInput, env: Mapping[str, str], now: float
-) -> tuple[str | None, Path, Store]:
+) -> tuple[HookAnswer | None, Path, Store]:
     """Act on one hook input; returns the answer for stdout (None: let the agent stop), the
     state folder used and the store, still open (the caller closes it)."""
     host = hosts.get(hook.host)
@@ -176,7 +184,7 @@ def _record(call: _Call) -> None:
         )
 
 
-def _stop(call: _Call) -> str | None:
+def _stop(call: _Call) -> HookAnswer | None:
     from todo_ls.supervisor.policy import open_set, read_history
 
     hook, host, store, settings, folder, env, now, _ = call
@@ -192,7 +200,7 @@ def _stop(call: _Call) -> str | None:
     items = open_set(own, _file_items(folder, settings, store, call.log))
     open_hash = items.hash  # computed anew at each use: once here
     mark = core.work_mark(seen.tool_end, store.hook_work(sid)[0], todos)
-    key = core.opportunity(hook.turn, mark, open_hash, hook)
+    key = core.opportunity(hook.turn, mark, open_hash, hook, _again(call))
     if store.has_stop_block(sid, key):
         return None  # another process answered this very Stop (a second registration)
     pause = store.paused(sid)
@@ -233,6 +241,16 @@ def _stop(call: _Call) -> str | None:
         turn=hook.turn,
     )
     return answer
+
+
+def _again(call: _Call) -> str | None:
+    """For a host whose input does not say whether a Stop continues a blocked turn (no
+    `stop_hook_active`): todo-ls's own latest block of the session, so that the Stop after a
+    block is a new opportunity while every process of one Stop still computes the same key."""
+    if call.host.reports_continuation:
+        return None
+    last = call.store.last_sent(call.hook.session_id)
+    return "0" if last is None else f"{last.number}@{last.at!r}"
 
 
 def _file_items(

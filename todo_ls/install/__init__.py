@@ -3,7 +3,8 @@
 A small registry: each agent's module has `install(options) -> exit code`. A hook host's
 module is a few lines: its settings files, events and trust step come from its module in
 todo_ls/hook/hosts/, and `agent_hook_files` merges the hook entries into the JSON settings file
-and takes them out again. OpenCode's (`opencode`) edits opencode.json.
+and takes them out again (`toml_hooks` adds and removes a marked block of `[[hooks]]` tables in
+a TOML one). OpenCode's (`opencode`) edits opencode.json.
 """
 
 from __future__ import annotations
@@ -27,6 +28,9 @@ HOSTS: dict[str, str] = {
     "qwen-code": "todo_ls.install.qwen_code",
     "copilot-cli": "todo_ls.install.copilot_cli",
     "droid": "todo_ls.install.droid",
+    "mistral-vibe": "todo_ls.install.mistral_vibe",
+    "openhands": "todo_ls.install.openhands",
+    "kimi-code": "todo_ls.install.kimi_code",
     "opencode": "todo_ls.install.opencode",
 }
 

@@ -14,11 +14,8 @@ the package registry.
 
 from __future__ import annotations
 
-import difflib
 import json
-import os
 import shlex
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Protocol, TextIO
@@ -210,7 +207,7 @@ def install(options: InstallOptions) -> int:
     after: str | None
     try:
         existed = path.exists()
-        before = _read(path) if existed else ""
+        before = originals.read(path) if existed else ""
         original = originals.load(path, options.env)
         if options.uninstall:
             after = uninstalled(before, original) if existed else before
@@ -226,19 +223,12 @@ def install(options: InstallOptions) -> int:
         out.write(f"todo-ls is {state} in {path}; nothing to change\n")
         return 0
     if options.dry_run:
-        out.writelines(
-            difflib.unified_diff(
-                before.splitlines(keepends=True),
-                (after or "").splitlines(keepends=True),
-                str(path),
-                f"{path} (after)" if after is not None else f"{path} (deleted)",
-            )
-        )
+        out.writelines(originals.diff(path, before, after))
         out.write("(dry run: nothing written)\n")
         return 0
     folder_existed = path.parent.is_dir()
     try:
-        _write(path, before, after)
+        originals.write(path, before, after)
     except (InstallError, OSError) as err:
         out.write(f"todo-ls install opencode: {path}: {err}; nothing written\n")
         return 1
@@ -275,45 +265,9 @@ def _remember(
     existed: bool,
     folder_existed: bool,
 ) -> None:
-    """Keep the file's text from before the first install (for the uninstall). An install
-    over todo-ls's own entries (a moved todo-ls) keeps that earlier text; without a record of
-    it, nothing is kept (restoring `before` would bring the old entries back)."""
+    """Keep the file's text from before the first install, for the uninstall (`originals`)."""
     fresh = edit(before, None, None) == before if before.strip() else True
-    if fresh:
-        kept = originals.Original(existed, before, after, folder_existed)
-    else:
-        earlier = originals.load(path, options.env)
-        if earlier is None:
-            return
-        kept = originals.Original(earlier.existed, earlier.text, after, earlier.folder_existed)
-    try:
-        originals.save(path, options.env, kept)
-    except OSError as err:  # the install itself is done; only a byte-exact uninstall is lost
-        options.out.write(f"Note: could not keep the original of {path} ({err})\n")
-
-
-def _read(path: Path) -> str:
-    """The file's text with its line endings as they are (a byte-exact uninstall)."""
-    return path.read_bytes().decode("utf-8")
-
-
-def _write(path: Path, before: str, after: str | None) -> None:
-    """Atomic replace (None: delete), refused when the file changed since it was read."""
-    now = _read(path) if path.exists() else ""
-    if now != before:
-        raise InstallError("the file changed while todo-ls was editing it; run again")
-    if after is None:
-        path.unlink()
-        return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(after)
-        if path.exists():
-            os.chmod(tmp, path.stat().st_mode & 0o777)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    kept = originals.Original(existed, before, after, folder_existed)
+    note = originals.remember(path, options.env, kept, fresh)
+    if note:
+        options.out.write(note + "\n")

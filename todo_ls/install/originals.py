@@ -10,9 +10,11 @@ otherwise knows at least which keys the install added.
 from __future__ import annotations
 
 import contextlib
+import difflib
 import hashlib
 import json
 import os
+import tempfile
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -58,6 +60,24 @@ def save(path: Path, env: Mapping[str, str], original: Original) -> None:
         handle.write(json.dumps({"path": str(path), **asdict(original)}))
 
 
+def remember(path: Path, env: Mapping[str, str], original: Original, fresh: bool) -> str | None:
+    """Keep `original`, the file's text from before the first install (for the uninstall).
+    An install over todo-ls's own entries (`fresh` False: a moved todo-ls) keeps the earlier
+    text instead; without a record of it, nothing is kept (restoring the text it replaced
+    would bring the old entries back). Returns a note for the user when the record cannot be
+    written: the install itself is done, only a byte-exact uninstall is lost."""
+    if not fresh:
+        earlier = load(path, env)
+        if earlier is None:
+            return None
+        original = Original(earlier.existed, earlier.text, original.written, earlier.folder_existed)
+    try:
+        save(path, env, original)
+    except OSError as err:
+        return f"Note: could not keep the original of {path} ({err})"
+    return None
+
+
 def forget(path: Path, env: Mapping[str, str]) -> None:
     """Drop the record of `path`; a folder the install created goes too when it is empty."""
     original = load(path, env)
@@ -66,3 +86,46 @@ def forget(path: Path, env: Mapping[str, str]) -> None:
             path.parent.rmdir()  # only when empty
     with contextlib.suppress(OSError):
         _record_path(path, env).unlink()
+
+
+def diff(path: Path, before: str, after: str | None) -> list[str]:
+    """What a dry run shows: the change as a unified diff (`after` None: deleted)."""
+    return list(
+        difflib.unified_diff(
+            before.splitlines(keepends=True),
+            (after or "").splitlines(keepends=True),
+            str(path),
+            f"{path} (after)" if after is not None else f"{path} (deleted)",
+        )
+    )
+
+
+class ChangedError(OSError):
+    """The file changed between todo-ls reading it and writing it."""
+
+
+def read(path: Path) -> str:
+    """The file's text with its line endings as they are (a byte-exact uninstall)."""
+    return path.read_bytes().decode("utf-8")
+
+
+def write(path: Path, before: str, after: str | None) -> None:
+    """Atomic replace (None: delete), refused when the file changed since it was read."""
+    now = read(path) if path.exists() else ""
+    if now != before:
+        raise ChangedError("the file changed while todo-ls was editing it; run again")
+    if after is None:
+        path.unlink()
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            handle.write(after)
+        if path.exists():
+            os.chmod(tmp, path.stat().st_mode & 0o777)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise

@@ -30,12 +30,18 @@ _STATUSES = {
 }
 
 
-def normalize(entries: Iterable[Mapping[str, Any]], text_keys: tuple[str, ...]) -> list[Todo]:
-    """Entries with a text under one of `text_keys` and a known status, in the store's shape."""
+def normalize(
+    entries: Iterable[Mapping[str, Any]],
+    text_keys: tuple[str, ...],
+    aliases: Mapping[str, str] | None = None,
+) -> list[Todo]:
+    """Entries with a text under one of `text_keys` and a known status, in the store's shape
+    (`aliases`: the host's own status words for the store's, e.g. `done` for `completed`)."""
     todos: list[Todo] = []
     for entry in entries:
         text = next((entry[k] for k in text_keys if isinstance(entry.get(k), str)), "")
-        status = _STATUSES.get(str(entry.get("status")))
+        said = str(entry.get("status"))
+        status = _STATUSES.get(aliases.get(said, said) if aliases else said)
         if not text.strip() or status is None:
             continue
         todo = {"content": text.strip(), "status": status}
@@ -43,6 +49,15 @@ def normalize(entries: Iterable[Mapping[str, Any]], text_keys: tuple[str, ...]) 
             todo["priority"] = entry["priority"]
         todos.append(todo)
     return todos
+
+
+def todo_list(
+    value: object, text_keys: tuple[str, ...], aliases: Mapping[str, str] | None = None
+) -> list[Todo] | None:
+    """A host's whole list as a tool call sends it (`normalize`); None if not a list."""
+    if not isinstance(value, list):
+        return None
+    return normalize((t for t in value if isinstance(t, Mapping)), text_keys, aliases)
 
 
 def todowrite_list(tool_input: Mapping[str, Any]) -> list[Todo] | None:

@@ -17,6 +17,9 @@ from todo_ls.hook.hosts.base import HookHost
 # shape the others copied, last).
 _MODULES: dict[str, str] = {
     "gemini-cli": "todo_ls.hook.hosts.gemini_cli",
+    "mistral-vibe": "todo_ls.hook.hosts.mistral_vibe",
+    "openhands": "todo_ls.hook.hosts.openhands",
+    "kimi-code": "todo_ls.hook.hosts.kimi_code",
     "codex": "todo_ls.hook.hosts.codex",
     "qwen-code": "todo_ls.hook.hosts.qwen_code",
     "copilot-cli": "todo_ls.hook.hosts.copilot_cli",

@@ -59,6 +59,16 @@ class InstallEvent(NamedTuple):
     matcher: str | None = None  # tool events only: which tools
 
 
+class HookAnswer(NamedTuple):
+    """What the hook answers its host: stdout, stderr and the exit code (a tuple, like
+    `InstallEvent`). Most hosts read a JSON decision on stdout; some read only an exit code
+    of 2 with the reason on stderr (docs/hosts-hooks.md, "How each host is blocked")."""
+
+    stdout: str = ""
+    stderr: str = ""
+    code: int = 0
+
+
 class HookHost:
     """One agent reached through hooks. Subclasses set the class attributes and override
     the methods where the host differs from Claude Code's shape."""
@@ -66,6 +76,7 @@ class HookHost:
     kind: ClassVar[str]  # the `--host` value and the status's `host`
     label: ClassVar[str]  # for messages
     events: ClassVar[Mapping[str, Event]] = CLAUDE_EVENTS
+    event_field: ClassVar[str] = "hook_event_name"  # the input field naming the event
     install_events: ClassVar[tuple[InstallEvent, ...]]
     project_settings: ClassVar[str]  # the settings file, relative to the project folder
     timeout: ClassVar[int | None] = None  # the hook timeout, in the host's unit
@@ -73,6 +84,9 @@ class HookHost:
     project_dir_var: ClassVar[str | None] = None  # the host's variable for the project folder
     turn_field: ClassVar[str] = "prompt_id"  # the input field naming the turn
     message_field: ClassVar[str] = "last_assistant_message"
+    # The input says whether a Stop continues a turn a Stop hook blocked (`stop_hook_active`).
+    # Without it, todo-ls tells one Stop from the next by its own latest block (hook/run.py).
+    reports_continuation: ClassVar[bool] = True
     block_decision: ClassVar[str] = "block"
     # `notification_type`s that mean a human must answer before the agent can go on.
     waiting_notifications: ClassVar[frozenset[str]] = frozenset(
@@ -88,6 +102,15 @@ class HookHost:
     def detects(self, data: Mapping[str, Any], env: Mapping[str, str]) -> bool:
         """Whether an input without `--host` comes from this host (legacy installs)."""
         return False
+
+    def normalize(self, data: dict[str, Any]) -> dict[str, Any]:
+        """The input with the host's own field names and shapes mapped onto Claude Code's
+        (`cwd`, `prompt` as text, ...), which the rest of the hook reads."""
+        return data
+
+    def event_of(self, name: str, data: Mapping[str, Any]) -> Event | None:
+        """todo-ls's event for the host's event `name` (None: not one todo-ls handles)."""
+        return self.events.get(name)
 
     def turn(self, data: Mapping[str, Any]) -> str | None:
         """The key of the turn (the same for every Stop of one continued turn), if any."""
@@ -107,9 +130,9 @@ class HookHost:
             1 for t in tasks if not (isinstance(t, Mapping) and str(t.get("status")) in _FINISHED)
         )
 
-    def block_answer(self, reason: str) -> str:
-        """The stdout that keeps the agent working with `reason` as its next instruction."""
-        return json.dumps({"decision": self.block_decision, "reason": reason})
+    def block_answer(self, reason: str) -> HookAnswer:
+        """The answer that keeps the agent working with `reason` as its next instruction."""
+        return HookAnswer(json.dumps({"decision": self.block_decision, "reason": reason}))
 
     def interrupted(self, hook: HookInput) -> bool:
         """Whether this Stop is the host reporting a user interrupt (from its input alone; a
