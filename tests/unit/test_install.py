@@ -154,6 +154,7 @@ def test_the_command_written_is_the_running_todo_ls(tmp_path: Path) -> None:
         "droid",
         "gemini-cli",
         "opencode",
+        "pi",
         "qwen-code",
     ]
 

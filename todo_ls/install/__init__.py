@@ -27,6 +27,7 @@ HOSTS: dict[str, str] = {
     "qwen-code": "todo_ls.install.qwen_code",
     "copilot-cli": "todo_ls.install.copilot_cli",
     "droid": "todo_ls.install.droid",
+    "pi": "todo_ls.install.pi",
     "opencode": "todo_ls.install.opencode",
 }
 
