@@ -81,3 +81,21 @@ XDG_CACHE_HOME="$ROOT/copilot-cli/xdg-cache" install_agent copilot-cli @github/c
 install_agent droid @factory/cli-linux-x64 0.225.2 \
   node_modules/@factory/cli-linux-x64/bin/droid
 # --- end of Qwen Code, Copilot CLI, Droid ----------------------------------------------------
+
+# --- pi (issue 29) -----------------------------------------------------------------------------
+# pi (@mariozechner/pi-coding-agent) runs from its package with Node >= 20.6 (`node
+# .../dist/cli.js`, which prints its version on stderr); it needs none of its dependencies'
+# install scripts. About 15 s and 200 MB on a first run.
+PI_VERSION=0.73.1
+PI_CLI="$ROOT/pi/node_modules/@mariozechner/pi-coding-agent/dist/cli.js"
+if [ "$(PI_OFFLINE=1 node "$PI_CLI" --version 2>&1)" = "$PI_VERSION" ]; then
+  echo "pi $PI_VERSION already installed in $ROOT/pi"
+else
+  rm -rf "$ROOT/pi" && mkdir -p "$ROOT/pi"
+  npm install --prefix "$ROOT/pi" --ignore-scripts --no-audit --no-fund --save-exact \
+    "@mariozechner/pi-coding-agent@$PI_VERSION"
+  [ "$(PI_OFFLINE=1 node "$PI_CLI" --version 2>&1)" = "$PI_VERSION" ] ||
+    { echo "setup-agents: pi: expected $PI_VERSION" >&2; exit 1; }
+  echo "pi $PI_VERSION installed in $ROOT/pi"
+fi
+# --- end of pi ---------------------------------------------------------------------------------

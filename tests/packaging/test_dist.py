@@ -199,6 +199,9 @@ def test_wheel_and_sdist_pass_twine_and_carry_the_one_version(dist: Dist) -> Non
     # The wheel every platform installs is pure Python, even when the checkout it was built from
     # holds the compiled scanner (scripts/setup-compiled.sh builds it beside scan.py).
     assert "todo_ls/checklist/scan.py" in names
+    # What `todo-ls install opencode` and `todo-ls install pi` take from the package.
+    assert "todo_ls/opencode_plugin/todo-ls-v1.js" in names
+    assert "todo_ls/pi_extension/todo-ls.ts" in names
     assert not [n for n in names if n.endswith((".so", ".pyd", ".c", ".compiled-from"))], names
     assert f"todo_ls-{__version__}.dist-info/licenses/LICENSE" in names
     with tarfile.open(dist.sdist) as sdist:
@@ -206,9 +209,9 @@ def test_wheel_and_sdist_pass_twine_and_carry_the_one_version(dist: Dist) -> Non
         top = {Path(name).parts[1] for name in sdist.getnames() if len(Path(name).parts) > 1}
     assert {"todo_ls", "tests", "CHANGELOG.md", "LICENSE", "pyproject.toml"} <= top
     assert not top & {"lua", "plugin", "lsp", "doc"}, top  # editor plugins ship apart
-    # ... but the OpenCode plugin rides in the wheel (`todo-ls install opencode` points at it).
+    # ... but the OpenCode plugin and the pi extension ride in the wheel (`todo-ls install`).
     editors = {Path(n).parts[2] for n in sdist_names if Path(n).parts[1:2] == ("editors",)}
-    assert editors <= {"opencode"}, editors
+    assert editors <= {"opencode", "pi"}, editors
     package = json.loads((REPO / "editors" / "vscode" / "package.json").read_text("utf-8"))
     assert package["version"] == __version__
     assert f"## {__version__}" in (REPO / "CHANGELOG.md").read_text("utf-8")

@@ -416,7 +416,8 @@ def test_a_wrong_command_line_fails_open_too(project: Path, env: dict[str, str])
     )
     assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
     (line,) = log_lines(env)
-    kinds = "|".join(hosts.KINDS)  # every host, however many
+    kinds = "|".join(hosts.KINDS)  # every host the hook serves, named in the usage
+    assert "claude-code" in kinds and "pi" in hosts.KINDS
     assert "bad command line" in line and f"--host {kinds}" in line
 
 

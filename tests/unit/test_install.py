@@ -140,6 +140,7 @@ def test_the_command_written_is_the_running_todo_ls(tmp_path: Path) -> None:
         "mistral-vibe",
         "opencode",
         "openhands",
+        "pi",
         "qwen-code",
     ]
 

@@ -31,6 +31,7 @@ HOSTS: dict[str, str] = {
     "mistral-vibe": "todo_ls.install.mistral_vibe",
     "openhands": "todo_ls.install.openhands",
     "kimi-code": "todo_ls.install.kimi_code",
+    "pi": "todo_ls.install.pi",
     "opencode": "todo_ls.install.opencode",
 }
 

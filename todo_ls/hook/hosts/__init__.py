@@ -24,6 +24,7 @@ _MODULES: dict[str, str] = {
     "qwen-code": "todo_ls.hook.hosts.qwen_code",
     "copilot-cli": "todo_ls.hook.hosts.copilot_cli",
     "droid": "todo_ls.hook.hosts.droid",
+    "pi": "todo_ls.hook.hosts.pi",
     "claude-code": "todo_ls.hook.hosts.claude_code",
 }
 KINDS: tuple[str, ...] = tuple(sorted(_MODULES))
