@@ -120,8 +120,9 @@ local function check_supervisor()
   if supervisor.enabled ~= true then
     vim.health.warn('supervisor is off', { 'Enable it with the setting todoLs.supervisor.enabled = true' })
   elseif not host or host.connected ~= true then
+    local where = host and value(host.url) and (' at ' .. host.url) or ''
     local why = host and value(host.error) and (': ' .. host.error) or ''
-    vim.health.warn('supervisor not connected to an OpenCode server' .. why, {
+    vim.health.warn('supervisor not connected to an OpenCode server' .. where .. why, {
       'The OpenCode TUI opens no port unless started with one: run `opencode --port 4096` in this project',
       'or run `opencode serve`, then `opencode attach http://127.0.0.1:4096` in this project',
       'todo-ls finds either on its own; set todoLs.supervisor.url only for a server it cannot see',

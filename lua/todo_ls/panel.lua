@@ -99,6 +99,10 @@ function M.render(listed, symbols)
     header = header .. '   (done hidden)'
   end
   add(header .. '   ? help', nil, 'Title')
+  local problem = require('todo_ls.status').host_problem(listed.supervisor)
+  if problem then
+    add(problem, nil, 'WarningMsg')
+  end
   local todos = {}
   for _, item in ipairs(listed.items or {}) do
     local session = value(item.sessionID)

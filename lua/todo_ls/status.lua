@@ -205,6 +205,36 @@ function M.session_line(session)
   return table.concat(parts, ' · ') .. ((title and title ~= '') and (' "' .. title .. '"') or '')
 end
 
+--- `opencode-v1 1.18.33 http://127.0.0.1:4096 connected`: the supervisor's host in one line
+--- (before detection succeeds its kind is the setting's `auto`: called OpenCode).
+---@param host table the `supervisor.host` of a status
+---@return string
+function M.host_line(host)
+  local kind = host.kind == 'auto' and 'OpenCode' or host.kind
+  local parts = { kind, value(host.version), value(host.url), host.connected and 'connected' or 'disconnected' }
+  return table.concat(vim.tbl_filter(function(part)
+    return part ~= nil and part ~= ''
+  end, parts), ' ')
+end
+
+--- Why the supervisor cannot watch its host, when the panel should say so (|todo_ls-panel|):
+--- a failed connection to a server the user named or todo-ls had found; with nothing found by
+--- discovery, only while no session is listed (hook agents alone need no OpenCode).
+---@param supervisor? table the `supervisor` of a status
+---@return string? line `OpenCode http://127.0.0.1:9 disconnected: <why>`
+function M.host_problem(supervisor)
+  supervisor = value(supervisor)
+  local host = supervisor and supervisor.enabled == true and value(supervisor.host)
+  local error = host and not host.connected and value(host.error)
+  if not error then
+    return nil
+  end
+  if value(host.url) or #(value(supervisor.sessions) or {}) == 0 then
+    return M.host_line(host) .. ': ' .. error
+  end
+  return nil
+end
+
 --- The status of the buffer's workspace folder in lines: the folder, its files, the host and
 --- one line per supervised session (`:TodoLs status`).
 ---@param bufnr? integer
@@ -227,8 +257,8 @@ function M.describe(bufnr)
   if supervisor.enabled ~= true then
     table.insert(lines, '  supervisor off')
   elseif host then
-    local version = value(host.version)
-    table.insert(lines, ('  %s%s %s'):format(host.kind, version and (' ' .. version) or '', host.connected and 'connected' or 'disconnected'))
+    local error = value(host.error)
+    table.insert(lines, '  ' .. M.host_line(host) .. (error and (': ' .. error) or ''))
   end
   for _, session in ipairs(supervisor.sessions or {}) do
     table.insert(lines, '  ' .. M.session_line(session))

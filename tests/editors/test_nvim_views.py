@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from fake_model import FakeModel, text
-from scenarios import OpencodeServer
+from scenarios import OpencodeServer, free_port
 from test_editor_agent import model
 from test_nvim import (
     PARSER_LINE,
@@ -66,6 +66,23 @@ def test_panel_lists_toggles_filters_and_closes(tmp_path: Path, plugin_copy: Pat
     assert data["jumped"] == {"buf": True, "lnum": SHIP_LINE + 1}
     assert data["closed_by_jump"] is True
     assert run.messages(min_level=3) == []  # no warning or error
+
+
+def test_panel_status_and_checkhealth_say_why_the_host_is_not_connected(
+    tmp_path: Path, plugin_copy: Path
+) -> None:
+    url = f"http://127.0.0.1:{free_port()}"  # closed: a real connection error
+    run = ok_run("host_error", tmp_path, plugin_copy, extra_env={"TODO_LS_TEST_URL": url})
+    error = run.data["error"]
+    assert "unreachable" in error and url in error, error
+    line = f"OpenCode {url} disconnected: {error}"
+    # The panel's second line, under the status text; the plan follows as before.
+    assert run.data["panel"][1] == line, run.data["panel"]
+    assert f"  {line}" in run.data["describe"]
+    assert any(
+        "WARNING supervisor not connected" in h and f"at {url}: {error}" in h
+        for h in run.data["health"]
+    ), run.data["health"]
 
 
 def test_fold_closes_the_runs_of_done_items(tmp_path: Path, plugin_copy: Path) -> None:

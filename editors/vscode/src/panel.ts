@@ -3,7 +3,7 @@
  * symbols and `todoLs/status` say, as the nodes the view shows (docs/vscode.md, "The todo-ls view").
  */
 
-import { ListResult, OpenItem, SessionItem, StatusPayload, folderName, isSessionItem, relativeTo, sessionSummary } from "./status";
+import { ListResult, OpenItem, SessionItem, StatusPayload, folderName, hostLine, hostName, hostProblem, isSessionItem, relativeTo, sessionSummary } from "./status";
 
 /** The part of an LSP `DocumentSymbol` the view reads (0-based lines). */
 export interface SymbolLike {
@@ -93,6 +93,16 @@ export interface SessionItemNode {
   children: PanelNode[];
 }
 
+/** The agent host the supervisor cannot reach, and why (`error` in the description). */
+export interface HostErrorNode {
+  kind: "hostError";
+  workspace: string;
+  label: string;
+  description: string;
+  tooltip: string;
+  children: PanelNode[];
+}
+
 /** A line that says what is missing and runs the command that fixes it. */
 export interface HintNode {
   kind: "hint";
@@ -102,7 +112,7 @@ export interface HintNode {
   children: PanelNode[];
 }
 
-export type PanelNode = FolderNode | FileNode | HeadingNode | ItemNode | AgentsNode | SessionNode | SessionItemNode | HintNode;
+export type PanelNode = FolderNode | FileNode | HeadingNode | ItemNode | AgentsNode | SessionNode | SessionItemNode | HostErrorNode | HintNode;
 
 export const OPEN_STATES = ["open", "inProgress", "blocked"];
 const CLOSED_STATES = ["done", "canceled"];
@@ -243,7 +253,14 @@ function agentsNode(folder: FolderInput, options: PanelOptions): AgentsNode {
   if (children.length === 0) {
     children.push({ kind: "hint", workspace: folder.workspace, label: "No agent — Connect an agent…", command: options.connectCommand, children: [] });
   }
-  const description = !supervisor || !supervisor.enabled ? "supervisor off" : `${sessions.length} session${sessions.length === 1 ? "" : "s"}`;
+  const host = supervisor?.host;
+  const problem = hostProblem(supervisor);
+  let description = !supervisor || !supervisor.enabled ? "supervisor off" : `${sessions.length} session${sessions.length === 1 ? "" : "s"}`;
+  if (problem !== undefined && host) {
+    // The first line under Agents, and named on the collapsed node too.
+    children.unshift({ kind: "hostError", workspace: folder.workspace, label: `${hostName(host)} not connected`, description: problem, tooltip: `${hostLine(host)}\n${problem}`, children: [] });
+    description += ` · ${hostName(host)} not connected`;
+  }
   return { kind: "agents", workspace: folder.workspace, label: "Agents", description, children };
 }
 

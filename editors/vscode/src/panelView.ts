@@ -151,6 +151,11 @@ export class PanelView implements vscode.TreeDataProvider<PanelNode>, vscode.Dis
         }
         item.tooltip = node.readOnly ? `${node.content}\nThe agent keeps this list: ask it to update the item.` : node.content;
         break;
+      case "hostError":
+        item.description = node.description;
+        item.tooltip = node.tooltip;
+        item.iconPath = new vscode.ThemeIcon("debug-disconnect");
+        break;
       case "hint":
         item.iconPath = new vscode.ThemeIcon("info");
         item.command = { command: node.command, title: node.label };
@@ -315,6 +320,8 @@ function nodeId(node: PanelNode): string {
       return `session:${node.workspace}:${node.id}`;
     case "sessionItem":
       return `sessionItem:${node.sessionID}:${node.index}`;
+    case "hostError":
+      return `hostError:${node.workspace}`;
     case "hint":
       return `hint:${node.workspace}:${node.label}`;
   }

@@ -11,7 +11,9 @@ export interface HostStatus {
   kind: string;
   url: string | null;
   connected: boolean;
-  version?: string | null;
+  version: string | null;
+  /** Why the last connection attempt failed (sent only while it stands). */
+  error?: string;
 }
 
 /** How many items of the session's own todo list are open. */
@@ -121,6 +123,30 @@ export function folderName(workspace: string): string {
   return decodeURIComponent(workspace.replace(/\/+$/, "").replace(/^.*\//, ""));
 }
 
+/** The agent host's kind as a user reads it: before detection succeeds it is the setting's "auto". */
+export function hostName(host: HostStatus): string {
+  return host.kind === "auto" ? "OpenCode" : host.kind;
+}
+
+/** `opencode-v1 1.18.33 http://127.0.0.1:4096 connected`: the watched server in one line. */
+export function hostLine(host: HostStatus): string {
+  const version = host.version ? ` ${host.version}` : "";
+  return `${hostName(host)}${version} ${host.url ?? ""} ${host.connected ? "connected" : "disconnected"}`.replace(/ +/g, " ");
+}
+
+/**
+ * Why the supervisor cannot watch its host, when the views should say so (docs/vscode.md): a
+ * failed connection to a server the user named or todo-ls had found; with nothing found by
+ * discovery, only while no session is listed (a user of hook agents alone needs no OpenCode).
+ */
+export function hostProblem(supervisor: StatusPayload["supervisor"]): string | undefined {
+  const host = supervisor?.enabled ? supervisor.host : null;
+  if (!host || host.connected || !host.error) {
+    return undefined;
+  }
+  return host.url !== null || supervisor?.sessions.length === 0 ? host.error : undefined;
+}
+
 /**
  * The status bar tooltip: one line per subscribed file and per supervised session of the
  * folder shown; with several folders, it names that folder first and ends with one line for
@@ -141,10 +167,7 @@ export function tooltipLines(status: StatusPayload, others: StatusPayload[] = []
   } else {
     const host = supervisor.host;
     if (host) {
-      // Before detection succeeds the kind is still the setting's "auto".
-      const kind = host.kind === "auto" ? "OpenCode" : host.kind;
-      const version = host.version ? ` ${host.version}` : "";
-      lines.push(`${kind}${version} ${host.url ?? ""} ${host.connected ? "connected" : "disconnected"}`.replace(/ +/g, " "));
+      lines.push(host.error ? `${hostLine(host)}: ${host.error}` : hostLine(host));
     }
     for (const session of supervisor.sessions) {
       lines.push(sessionLine(session));

@@ -69,6 +69,36 @@ function render(nodes: PanelNode[], depth = 0): string[] {
   });
 }
 
+const UNREACHABLE = "GET /global/health: http://127.0.0.1:9 unreachable (All connection attempts failed)";
+
+/** The Agents part of the tree for a supervisor whose host is `host`, with `sessions`. */
+function agentRows(host: NonNullable<ListResult["supervisor"]>["host"], sessions: SessionStatus[]): string[] {
+  const rows = render(panelRoots([input({ list: list({ supervisor: { enabled: true, host, sessions }, items: [] }) })], OPTIONS));
+  return rows.slice(rows.findIndex((r) => r.startsWith("Agents")));
+}
+
+test("a host the supervisor cannot reach: Agents names it, its first line says why", () => {
+  const host = { kind: "auto", url: "http://127.0.0.1:9", connected: false, version: null, error: UNREACHABLE };
+  assert.deepEqual(agentRows(host, [session({ id: "ses_1", state: "idle" })]), [
+    "Agents (1 session · OpenCode not connected)",
+    `  OpenCode not connected (${UNREACHABLE})`,
+    "  ses_1 (idle · claude-code)",
+  ]);
+});
+
+test("nothing found by discovery is said only while no session is listed", () => {
+  const error = "no OpenCode server found: run `opencode --port 4096`";
+  const host = { kind: "auto", url: null, connected: false, version: null, error };
+  assert.deepEqual(agentRows(host, []), ["Agents (0 sessions · OpenCode not connected)", `  OpenCode not connected (${error})`, "  No agent — Connect an agent…"]);
+  // A user of hook agents alone needs no OpenCode: no error line beside their sessions.
+  assert.deepEqual(agentRows(host, [session({ id: "ses_1", state: "idle" })]), ["Agents (1 session)", "  ses_1 (idle · claude-code)"]);
+});
+
+test("a connected host adds no line", () => {
+  const host = { kind: "opencode-v1", url: "http://127.0.0.1:4096", connected: true, version: "1.18.33" };
+  assert.deepEqual(agentRows(host, []), ["Agents (0 sessions)", "  No agent — Connect an agent…"]);
+});
+
 test("one folder: its files with their items as in the document, then the agents with their own todos", () => {
   assert.deepEqual(render(panelRoots([input()], OPTIONS)), [
     "PLAN.md (3 open of 7)",

@@ -54,14 +54,21 @@ test("the tooltip says when nothing is subscribed and the supervisor is off", ()
 });
 
 test("a disconnected host is shown as such", () => {
-  const s = status({ supervisor: { enabled: true, host: { kind: "opencode-v2", url: null, connected: false }, sessions: [] } });
+  const s = status({ supervisor: { enabled: true, host: { kind: "opencode-v2", url: null, connected: false, version: null }, sessions: [] } });
   assert.deepEqual(tooltipLines(s).slice(-1), ["opencode-v2 disconnected"]);
 });
 
 test("a host not detected yet is called OpenCode, not by the setting value auto", () => {
-  const host = { kind: "auto", url: "http://127.0.0.1:4096", connected: false };
+  const host = { kind: "auto", url: "http://127.0.0.1:4096", connected: false, version: null };
   const s = status({ supervisor: { enabled: true, host, sessions: [] } });
   assert.deepEqual(tooltipLines(s).slice(-1), ["OpenCode http://127.0.0.1:4096 disconnected"]);
+});
+
+test("the tooltip says why the host is not connected", () => {
+  const error = "GET /global/health: http://127.0.0.1:9 unreachable (All connection attempts failed)";
+  const host = { kind: "auto", url: "http://127.0.0.1:9", connected: false, version: null, error };
+  const s = status({ supervisor: { enabled: true, host, sessions: [] } });
+  assert.deepEqual(tooltipLines(s).slice(-1), [`OpenCode http://127.0.0.1:9 disconnected: ${error}`]);
 });
 
 test("relative paths outside the workspace fall back to the file name", () => {

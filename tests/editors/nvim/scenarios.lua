@@ -364,6 +364,28 @@ function S.panel(t)
   t.data.closed_by_jump = not panel.is_open()
 end
 
+--- The supervisor pointed at a closed loopback port (TODO_LS_TEST_URL): the panel, `:TodoLs
+--- status` and :checkhealth say that the host is not connected, and why.
+function S.host_error(t)
+  t.setup({ settings = { todoLs = { markdownFiles = { 'PLAN.md' }, supervisor = { url = vim.env.TODO_LS_TEST_URL } } } })
+  t.open('PLAN.md')
+  t.data.error = t.wait('the host error in the status', function()
+    local status = require('todo_ls').status()
+    local supervisor = status and status.supervisor
+    local host = type(supervisor) == 'table' and supervisor.host
+    return type(host) == 'table' and type(host.error) == 'string' and host.error
+  end, 30000)
+  vim.cmd('TodoLs panel')
+  t.data.panel = t.wait('the panel lists PLAN.md', function()
+    return panel_line_with('PLAN.md  2 open of 5') and panel_lines()
+  end)
+  require('todo_ls.panel').close()
+  t.data.describe = require('todo_ls').describe()
+  vim.cmd('checkhealth todo_ls')
+  t.data.health = vim.api.nvim_buf_get_lines(0, 0, -1, false)
+  vim.cmd('bwipeout!')
+end
+
 --- :TodoLs fold on a file with two runs of finished items.
 function S.fold(t)
   vim.fn.writefile({
