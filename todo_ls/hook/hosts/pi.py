@@ -31,7 +31,6 @@ one is the user's decision, and `install` says so.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -78,9 +77,8 @@ class Pi(HookHost):
     def detects(self, data: Mapping[str, Any], env: Mapping[str, str]) -> bool:
         return data.get("hook_event_name") in ("agent_end", "turn_end") and "stop_reason" in data
 
-    def block_answer(self, reason: str) -> str:
-        # What the extension parses (editors/pi/todo-ls.ts, `nudgeOf`).
-        return json.dumps({"decision": "block", "reason": reason})
+    # The block answer is the base's `{"decision": "block", "reason"}` on stdout: what the
+    # extension parses (editors/pi/todo-ls.ts, `nudgeOf`).
 
     def interrupted(self, hook: HookInput) -> bool:
         # `error` is reported by the extension as `agent_error`; a stop carrying it (another
