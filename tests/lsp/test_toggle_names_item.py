@@ -33,7 +33,7 @@ async def listed_line(editor: Editor, text: str) -> int:
 @pytest.mark.parametrize("settings", [SETTINGS])
 @pytest.mark.parametrize("send_text", [True, False], ids=["text", "no-text"])
 async def test_toggle_after_the_agent_inserted_a_line_ticks_the_item_shown(
-    editor: Editor, agent_md: Path, send_text: bool
+    agent_md: Path, editor: Editor, send_text: bool
 ) -> None:
     line = await listed_line(editor, "alpha")
     assert line == 1  # AGENT.md:2
@@ -47,7 +47,7 @@ async def test_toggle_after_the_agent_inserted_a_line_ticks_the_item_shown(
 
 @pytest.mark.parametrize("settings", [SETTINGS])
 async def test_toggle_of_an_item_gone_or_ambiguous_is_refused(
-    editor: Editor, agent_md: Path
+    agent_md: Path, editor: Editor
 ) -> None:
     uri = agent_md.as_uri()
     await listed_line(editor, "alpha")
