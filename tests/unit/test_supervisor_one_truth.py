@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 from fake_host import FakeHost
 from test_supervisor_bridge import Bridge, S
 from test_supervisor_runtime import Harness
@@ -22,11 +21,7 @@ from todo_ls.server.status import status_text
 from todo_ls.store import Store
 from todo_ls.supervisor import events as ev
 
-# Until the runtime keeps one record per session (issue 28): the fix removes this mark.
-BEFORE_THE_FIX = pytest.mark.xfail(strict=True, reason="issue 28: fails on the old core")
 
-
-@BEFORE_THE_FIX
 async def test_a_pause_made_by_another_process_shows_the_same_everywhere(tmp_path: Path) -> None:
     b = Bridge(tmp_path)
     b.sup.start()
@@ -57,7 +52,6 @@ async def test_a_pause_made_by_another_process_shows_the_same_everywhere(tmp_pat
     await b.sup.stop()
 
 
-@BEFORE_THE_FIX
 async def test_a_session_unknown_at_its_first_lookup_is_looked_up_when_it_speaks_again(
     tmp_path: Path,
 ) -> None:
