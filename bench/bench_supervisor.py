@@ -120,7 +120,7 @@ def runtime(root: Path, settings: SupervisorSettings, host: MemoryHost) -> Runti
         return host
 
     rt = Runtime(connect, Store(root / "state.db"), settings, SystemClock(), Folder(project))
-    rt.host = host
+    rt.connection.host = host
     rt.handle(ev.Connected("opencode-v1", "http://127.0.0.1:4096", "1.18.33"))
     rt.handle(ev.Resynced(busy={}))
     return rt

@@ -10,14 +10,13 @@ from todo_ls.hosts.opencode_v2 import events as opencode_v2
 from todo_ls.settings.model import SupervisorSettings
 from todo_ls.supervisor import events as ev
 from todo_ls.supervisor.activity import Tracker, TreeView, UserPrompted
+from todo_ls.supervisor.detail import describe, format_duration
 from todo_ls.supervisor.policy import (
     Decision,
     NudgeHistory,
     OpenSet,
     aggregate_state,
-    describe,
     evaluate,
-    format_duration,
     open_set,
 )
 

@@ -17,7 +17,8 @@ from todo_ls.settings.model import SupervisorSettings
 from todo_ls.store import Store
 from todo_ls.supervisor import events as ev
 from todo_ls.supervisor.clock import FakeClock
-from todo_ls.supervisor.runtime import NudgeSent, Runtime
+from todo_ls.supervisor.delivery import NudgeSent
+from todo_ls.supervisor.runtime import Runtime
 
 S = "ses_a"
 TODOS = (
@@ -412,8 +413,8 @@ async def test_repeated_ends_of_a_decided_turn_are_not_re_decided_and_change_no_
     """1.x ends each turn three times (the final step, the idle status, `session.idle`): the
     repeats are not decided again, and the nudge still comes once, `settleMs` after the end."""
     decided: list[str] = []
-    evaluate = h.rt.evaluate
-    monkeypatch.setattr(h.rt, "evaluate", lambda sid: decided.append(sid) or evaluate(sid))
+    decide = h.rt.decide
+    monkeypatch.setattr(h.rt, "decide", lambda sid: decided.append(sid) or decide(sid))
     await h.turn(end=ev.StepEnded(S, "s2", "stop"))  # the final step ends the turn
     assert decided and h.session()["state"] == "idle"
     decided.clear()

@@ -31,7 +31,9 @@ from todo_ls.settings.model import Settings, SupervisorSettings, load_settings
 from todo_ls.settings.table import CREDENTIALS_IN_URL, url_has_credentials
 from todo_ls.store import Store
 from todo_ls.supervisor.clock import Clock, SystemClock
-from todo_ls.supervisor.runtime import IndexWorkspace, NudgeSent, Runtime
+from todo_ls.supervisor.delivery import NudgeSent
+from todo_ls.supervisor.runtime import Runtime
+from todo_ls.supervisor.workspace_items import IndexWorkspace
 from todo_ls.workspace import Folder, WorkspaceIndex, normalize
 
 log = logging.getLogger(__name__)

@@ -88,14 +88,15 @@ class Supervision:
             log.warning("supervisor: no event loop; not started")
             return
         from todo_ls.server.hook_sessions import HookSessions
-        from todo_ls.supervisor.runtime import IndexWorkspace, Runtime
+        from todo_ls.supervisor.runtime import Runtime
+        from todo_ls.supervisor.workspace_items import IndexWorkspace
 
         store = self._store()
         workspace = IndexWorkspace(self._ls.workspace_index)
         hooks = HookSessions(
             store, workspace.folders, workspace.file_items, self._clock, settings.scope
         )
-        self._hook_watch = asyncio.get_running_loop().create_task(hooks.watch(self._changed))
+        self._hook_watch = asyncio.get_running_loop().create_task(hooks.watch(self._store_changed))
 
         async def connect() -> Host:
             return await self._connect(settings, list(workspace.folders()))
@@ -338,6 +339,13 @@ class Supervision:
         shared = getattr(self._ls, "store", None)
         using = None if self._runtime is None else self._runtime.store
         return (shared is None and using is self._own_store) or shared is using
+
+    def _store_changed(self) -> None:
+        """Another process wrote to the store: the runtime decides again (a pause made
+        elsewhere), and the hook sessions, read from the store, show anew."""
+        if self._runtime is not None:
+            self._runtime.store_changed()
+        self._changed()
 
     def _changed(self) -> None:
         callback = self._on_change or getattr(self._ls, "status_changed", None)

@@ -13,10 +13,9 @@ Pure: no store, no host, no clock.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:  # policy builds a `SessionDetail` (describe): no import cycle at run time
-    from todo_ls.supervisor.policy import SessionState
+from todo_ls.supervisor.policy import SessionState
 
 # How the parts of a detail are joined for a person (`1 tool · quiet 4s`).
 DETAIL_SEPARATOR = " · "
