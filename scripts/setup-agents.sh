@@ -82,7 +82,7 @@ install_agent droid @factory/cli-linux-x64 0.225.2 \
   node_modules/@factory/cli-linux-x64/bin/droid
 # --- end of Qwen Code, Copilot CLI, Droid ----------------------------------------------------
 
-# --- pi (issue 29) -----------------------------------------------------------------------------
+# --- pi (docs/agents.md) ------------------------------------------------------------------
 # pi (@mariozechner/pi-coding-agent) runs from its package with Node >= 20.6 (`node
 # .../dist/cli.js`, which prints its version on stderr); it needs none of its dependencies'
 # install scripts. About 15 s and 200 MB on a first run.

@@ -2,8 +2,9 @@
 bounded in bytes and dropped when the editor closes the document.
 
 A 1 MB plan's outline and what it keeps for reuse weigh tens of megabytes; kept per URI for
-ever, a day of opening plans grew the server by hundreds (issue 27). The entries are kept in
-use order: the least recently used go first once their estimated size passes the bound.
+ever, a day of opening plans grew the server by hundreds (docs/performance.md, "Scale").
+The entries are kept in use order: the least recently used go first once their estimated size
+passes the bound.
 """
 
 from __future__ import annotations
