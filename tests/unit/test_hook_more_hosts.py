@@ -11,11 +11,9 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 import pytest
+from hook_project import PLAN, HookProject
 
 from todo_ls.hook import hosts, protocol, run
-from todo_ls.store import Store
-
-PLAN = "# Plan\n\n- [ ] write the parser\n- [x] tokens\n- [ ] ship it\n"
 
 
 class Answer(NamedTuple):
@@ -63,19 +61,8 @@ STOP = {"mistral-vibe": "post_agent", "openhands": "Stop", "kimi-code": "Stop"}
 TOOL = {"mistral-vibe": "post_tool", "openhands": "PostToolUse", "kimi-code": "PostToolUse"}
 
 
-class Session:
+class Session(HookProject):
     """One session of `host` in a project with PLAN.md open, its hooks run in-process."""
-
-    def __init__(self, tmp_path: Path, host: str, supervisor: str = "") -> None:
-        self.host = host
-        self.project = tmp_path / "project"
-        self.project.mkdir()
-        (self.project / "PLAN.md").write_text(PLAN, encoding="utf-8")
-        toml = 'markdownFiles = ["PLAN.md"]\n' + (
-            f"[supervisor]\n{supervisor}\n" * bool(supervisor)
-        )
-        (self.project / "todo-ls.toml").write_text(toml, encoding="utf-8")
-        self.env = {"TODO_LS_STATE_DIR": str(tmp_path / "state"), "HOME": str(tmp_path / "home")}
 
     def hook(self, event: str, host: str | None = None, **extra: Any) -> Answer:
         data = payload(self.host, event, self.project, **extra)
@@ -89,9 +76,6 @@ class Session:
 
     def tool(self, name: str = "bash", **extra: Any) -> Answer:
         return self.hook(TOOL[self.host], tool_name=name, **extra)
-
-    def store(self) -> Store:
-        return Store.open(Path(self.env["TODO_LS_STATE_DIR"]))
 
 
 def reason_of(host: str, answer: Answer) -> str | None:

@@ -10,12 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hook_project import HookProject
 
 from todo_ls.hook import hosts, run
 from todo_ls.hook.transcript import Transcript, evidence
-from todo_ls.store import Store
-
-PLAN = "# Plan\n\n- [ ] write the parser\n- [x] tokens\n- [ ] ship it\n"
 
 # One tool call and one text answer per host, as its transcript records them.
 TOOL_CALLS: dict[str, dict[str, Any]] = {
@@ -42,22 +40,13 @@ WORDS: dict[str, dict[str, Any]] = {
 }
 
 
-class Session:
+class Session(HookProject):
     """One session of `host` in a project with PLAN.md open, its hooks run in-process."""
 
     def __init__(self, tmp_path: Path, host: str, supervisor: str = "") -> None:
-        self.host = host
-        self.project = tmp_path / "project"
-        self.project.mkdir()
-        (self.project / "PLAN.md").write_text(PLAN, encoding="utf-8")
-        toml = 'markdownFiles = ["PLAN.md"]\n' + (
-            f"[supervisor]\n{supervisor}\n" * bool(supervisor)
-        )
-        (self.project / "todo-ls.toml").write_text(toml, encoding="utf-8")
+        super().__init__(tmp_path, host, supervisor)
         self.transcript = tmp_path / "transcript.jsonl"
         self.transcript.write_text("", encoding="utf-8")
-        self.home = tmp_path / "home"
-        self.env = {"TODO_LS_STATE_DIR": str(tmp_path / "state"), "HOME": str(self.home)}
 
     def hook(self, event: str, **extra: Any) -> dict[str, Any] | None:
         data = {
@@ -78,9 +67,6 @@ class Session:
     def append(self, *records: dict[str, Any]) -> None:
         with self.transcript.open("a", encoding="utf-8") as f:
             f.writelines(json.dumps(r) + "\n" for r in records)
-
-    def store(self) -> Store:
-        return Store.open(Path(self.env["TODO_LS_STATE_DIR"]))
 
 
 @pytest.mark.parametrize("host", sorted(TOOL_CALLS))
