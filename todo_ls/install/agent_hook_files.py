@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from todo_ls.hook.hosts.base import HookHost as Host
-from todo_ls.install import Options
+from todo_ls.install import Options, originals
 from todo_ls.store import default_state_dir
 
 
@@ -327,19 +327,9 @@ def _keep_original(path: Path, text: str | None, options: Options, fresh: bool) 
         "existed": text is not None,
         "text": text,
         "folder_existed": path.parent.is_dir(),
-        "created_folders": [str(f) for f in _missing_folders(path.parent)],
+        "created_folders": [str(f) for f in originals.missing_folders(path.parent)],
     }
     backup.write_text(json.dumps(record), encoding="utf-8")
-
-
-def _missing_folders(folder: Path) -> list[Path]:
-    """The folders that writing into `folder` will create, deepest first (`.github/hooks`
-    may need `.github` too)."""
-    missing: list[Path] = []
-    while not folder.is_dir() and folder.parent != folder:
-        missing.append(folder)
-        folder = folder.parent
-    return missing
 
 
 def _record(path: Path, options: Options) -> dict[str, Any] | None:

@@ -100,6 +100,16 @@ def diff(path: Path, before: str, after: str | None) -> list[str]:
     )
 
 
+def missing_folders(folder: Path) -> list[Path]:
+    """The folders that writing into `folder` will create, deepest first (`.github/hooks`
+    may need `.github` too)."""
+    missing: list[Path] = []
+    while not folder.is_dir() and folder.parent != folder:
+        missing.append(folder)
+        folder = folder.parent
+    return missing
+
+
 class ChangedError(OSError):
     """The file changed between todo-ls reading it and writing it."""
 

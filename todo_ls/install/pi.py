@@ -14,7 +14,6 @@ todo-ls in it. pi has no settings entry to merge: the file is the whole install.
 from __future__ import annotations
 
 import contextlib
-import difflib
 import json
 import shlex
 from pathlib import Path
@@ -83,18 +82,11 @@ def install(options: Options) -> int:
         print(f"pi: {done} {path}; nothing to change.", file=out)
         return 0
     if options.dry_run:
-        out.writelines(
-            difflib.unified_diff(
-                (before or "").splitlines(keepends=True),
-                (after or "").splitlines(keepends=True),
-                str(path) if before is not None else "/dev/null",
-                str(path) if after is not None else "/dev/null",
-            )
-        )
+        out.writelines(originals.diff(path, before or "", after))
         print("(dry run: nothing written)", file=out)
         return 0
     try:
-        created = [] if options.uninstall else _missing_folders(path)
+        created = [] if options.uninstall else originals.missing_folders(path.parent)
         _write(path, before, after)
     except (InstallError, OSError) as exc:
         print(f"todo-ls install pi: {exc}", file=out)
@@ -133,16 +125,6 @@ def _uninstalled(path: Path, before: str | None, options: Options) -> str | None
             f"{path} was changed since todo-ls wrote it; delete it yourself if you want it gone"
         )
     return before  # someone else's file of that name: not ours to remove
-
-
-def _missing_folders(path: Path) -> list[Path]:
-    """The folders above `path` that do not exist yet, nearest first."""
-    missing = []
-    folder = path.parent
-    while not folder.exists() and folder != folder.parent:
-        missing.append(folder)
-        folder = folder.parent
-    return missing
 
 
 def _remember(
