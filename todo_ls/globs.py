@@ -29,6 +29,7 @@ __all__ = [
     "glob_regex",
     "leaves",
     "normalize",
+    "resolves_inside",
     "walk_files",
 ]
 
@@ -101,6 +102,11 @@ class Confinement(NamedTuple):
 
 def _inside(real_base: str, real: str) -> bool:
     return real == real_base or real.startswith(real_base.rstrip(os.sep) + os.sep)
+
+
+def resolves_inside(base: Path, path: Path) -> bool:
+    """Whether `path` is in `base` once symlinks are resolved in both."""
+    return _inside(os.path.realpath(base), os.path.realpath(path))
 
 
 def _expand_one(base: Path, pattern: str, within: Confinement | None) -> Iterator[Path]:

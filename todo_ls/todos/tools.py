@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from todo_ls.checklist import StateRegistry
+from todo_ls.globs import resolves_inside
 from todo_ls.path_checks import target_problem
 from todo_ls.settings import project_file
 from todo_ls.settings.model import LoadedSettings, load_settings
@@ -197,7 +198,9 @@ class TodoTools:
             if problem is not None:
                 raise TodoInputError(f"files[{number}].path {problem}")
             target = index.resolve_target(path.strip())
-            if not _inside(index.folders[0], target):
+            # An agent's call may be driven by repository content: it never reaches a file
+            # elsewhere (docs/security.md).
+            if not resolves_inside(index.folders[0].path, target):
                 raise TodoInputError(
                     f"files[{number}].path {path.strip()!r:.300} is outside the project "
                     f"{self.folder} (symlinks resolved); the agent's tools stay inside it"
@@ -234,13 +237,6 @@ class TodoTools:
                 raise
         except OSError as err:
             log.warning("todo-ls mcp: could not write the context snapshot %s: %s", path, err)
-
-
-def _inside(folder: Folder, target: Path) -> bool:
-    """Whether `target` is in `folder` once symlinks are resolved: an agent's call may be
-    driven by repository content, so it never reaches a file elsewhere (docs/security.md)."""
-    real_folder = Folder.from_path(Path(os.path.realpath(folder.path)))
-    return real_folder.contains(Path(os.path.realpath(target)))
 
 
 def _session_id(arguments: dict[str, Any]) -> str:
