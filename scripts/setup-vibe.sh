@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Installs Mistral Vibe (PyPI mistral-vibe 3.0.3), which the real-program tests run
+# (tests/agents/vibe_agent.py), in a Python 3.12 venv under
+# ${TODO_LS_CACHE:-$HOME/.cache/todo-ls}/agents; skipped when its version file matches.
+set -euo pipefail
+ROOT="${TODO_LS_CACHE:-$HOME/.cache/todo-ls}/agents"
+mkdir -p "$ROOT"
+
+python312() {  # a Python 3.12 that runs: pyenv's (its shim may not point at one), else PATH's
+  if command -v pyenv >/dev/null; then
+    local v
+    v="$(pyenv versions --bare | grep -E '^3\.12(\.|$)' | tail -n 1)"
+    if [ -n "$v" ] && [ -x "$(pyenv root)/versions/$v/bin/python3.12" ]; then
+      echo "$(pyenv root)/versions/$v/bin/python3.12"
+      return
+    fi
+  fi
+  if python3.12 --version >/dev/null 2>&1; then command -v python3.12; return; fi
+  echo "setup-vibe: Python 3.12 is required (Mistral Vibe)" >&2
+  exit 1
+}
+
+done_already() {  # folder version
+  [ "$(cat "$1/version" 2>/dev/null)" = "$2" ]
+}
+
+# --- Mistral Vibe: the wheel pins certifi==2026.10.19, which not every registry has, so its
+# requirements are installed with that one pin relaxed, then the wheel without dependencies.
+VIBE_VERSION=3.0.3
+dir="$ROOT/mistral-vibe"
+if done_already "$dir" "$VIBE_VERSION"; then
+  echo "mistral-vibe $VIBE_VERSION already installed in $dir"
+else
+  rm -rf "$dir"
+  "$(python312)" -m venv "$dir/venv"
+  mkdir -p "$dir/wheel"
+  "$dir/venv/bin/pip" download --quiet --no-deps -d "$dir/wheel" "mistral-vibe==$VIBE_VERSION"
+  wheel="$(ls "$dir"/wheel/mistral_vibe-*.whl)"
+  "$dir/venv/bin/python" - "$wheel" >"$dir/requirements.txt" <<'PY'
+import re, sys, zipfile
+with zipfile.ZipFile(sys.argv[1]) as z:
+    meta = next(n for n in z.namelist() if n.endswith(".dist-info/METADATA"))
+    for line in z.read(meta).decode().splitlines():
+        if line.startswith("Requires-Dist:") and "extra ==" not in line:
+            req = line.split(":", 1)[1].strip()
+            print(re.sub(r"^certifi==", "certifi>=", req))
+PY
+  "$dir/venv/bin/pip" install --quiet -r "$dir/requirements.txt"
+  "$dir/venv/bin/pip" install --quiet --no-deps "$wheel"
+  rm -rf "$dir/wheel"
+  [ -x "$dir/venv/bin/vibe" ] || { echo "setup-vibe: no vibe in $dir" >&2; exit 1; }
+  echo "$VIBE_VERSION" >"$dir/version"
+  echo "mistral-vibe $VIBE_VERSION installed in $dir"
+fi

@@ -1,0 +1,112 @@
+"""The Stop hook in the real Mistral Vibe, its hooks written by `todo-ls install` and answered
+its way (`{"decision": "deny"}`; Vibe ignores `block`): one block naming each open `path:line`,
+then a free stop once the boxes are ticked; a text-only answer is not blocked again (Vibe sends
+no `stop_hook_active`: todo-ls remembers its own block); a model that works but never ticks is
+let go after `maxNoProgressNudges` and a language server shows it `paused` `no-progress`. Vibe
+drops the answer it blocks (the nudge stands alone) and skips a project's hooks in an untrusted
+folder."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from agent_harness import OPEN_LINES, Project
+from chat_agents import ChatAgent
+from fake_agent_models import FakeChatCompletionsAPI
+from fake_model import text
+from test_chat_agent_hooks import WatchingServer, busy, finish
+from vibe_agent import MistralVibe
+
+pytestmark = [pytest.mark.agents, pytest.mark.timeout(300)]
+
+
+@pytest.fixture
+def vibe(project: Project) -> Iterator[MistralVibe]:
+    with FakeChatCompletionsAPI() as model:
+        yield MistralVibe(project, model)
+
+
+@pytest.fixture
+def watching_server(project: Project) -> Iterator[WatchingServer]:
+    server = WatchingServer(project)
+    yield server
+    server.stop()
+
+
+def install(agent: ChatAgent) -> None:
+    """The user's install: user scope (Vibe's project hooks need a trusted folder, tested on
+    its own below)."""
+    agent.project.install(agent.host, "--scope", "user")
+
+
+def test_open_items_block_once_naming_each_and_the_ticked_plan_stops(vibe: MistralVibe) -> None:
+    install(vibe)
+    ticks = vibe.tick()
+
+    finish(vibe, text("Done."), *ticks, text("All items are ticked."))
+
+    nudges = vibe.model.nudges()
+    assert len(nudges) == 1, f"expected one block, the model received {len(nudges)}: {nudges}"
+    first_line = nudges[0].split("\n", 1)[0]
+    assert first_line.startswith("todo-ls") and "nudge #1" in first_line, nudges[0]
+    for line in OPEN_LINES:
+        assert f"PLAN.md:{line}" in nudges[0], f"PLAN.md:{line} missing: {nudges[0]}"
+    assert "PLAN.md:4" not in nudges[0], "the nudge names the item that is done"
+    assert vibe.project.open_items() == 0
+    # After the tick the turn ended and the hook let the agent stop: no further request.
+    assert len(vibe.model.requests) == 2 + len(ticks)
+
+
+def test_a_text_only_answer_is_not_blocked_again(vibe: MistralVibe) -> None:
+    install(vibe)
+
+    finish(vibe, text("Done."), text("I need your input on the schema first."))
+
+    assert len(vibe.model.nudges()) == 1
+    assert len(vibe.model.requests) == 2, "the answer in words was blocked again"
+    assert vibe.project.open_items() == 2
+
+
+def test_work_without_ticking_is_capped_and_shows_paused_no_progress(
+    vibe: MistralVibe, watching_server: WatchingServer
+) -> None:
+    vibe.project.settings({"maxNoProgressNudges": 2})
+    install(vibe)
+
+    run = finish(vibe, *busy(vibe))
+
+    blocks = len(vibe.model.nudges())
+    assert blocks == 2, f"{blocks} blocks with maxNoProgressNudges = 2"
+    assert vibe.model.pending() > 0, "the agent was not let go while it still had work"
+    session = vibe.session_of(run)
+    paused = watching_server.wait_shown(session, "paused", "no-progress")
+    assert paused.get("host") == "mistral-vibe"
+    assert paused.get("nudges") == blocks
+
+
+def test_vibe_asks_again_with_the_nudge_alone(vibe: MistralVibe) -> None:
+    install(vibe)
+
+    finish(vibe, text("Plan written, stopping here."), text("I need your input."))
+
+    # Vibe discards the answer it was told to revise: the model sees the prompt, then the
+    # nudge, and nothing of its own answer, so the nudge must say everything.
+    second = vibe.model.requests[1]["messages"]
+    said = [m for m in second if m.get("role") != "system"]
+    assert [m.get("role") for m in said] == ["user", "user"], said
+    nudge = str(said[-1].get("content"))
+    assert "Plan written" not in str(second)
+    assert "PLAN.md:3" in nudge and "PLAN.md:5" in nudge and "tick its box" in nudge
+
+
+def test_vibe_runs_project_hooks_only_in_a_trusted_folder(vibe: MistralVibe) -> None:
+    said = vibe.project.install(vibe.host)
+    assert "trusted folder" in said, f"install does not name the trust step: {said}"
+    finish(vibe, text("Done."))
+    assert vibe.model.nudges() == [], "the hooks of an untrusted folder ran"
+
+    vibe.trust()
+    finish(vibe, text("Done."), *vibe.tick(), text("All items are ticked."))
+    assert len(vibe.model.nudges()) == 1
+    assert vibe.project.open_items() == 0
