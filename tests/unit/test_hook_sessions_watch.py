@@ -6,9 +6,9 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from todo_ls.server.hook_sessions import POLL_S, HookSessions
 from todo_ls.store import Store
 from todo_ls.supervisor.clock import FakeClock
+from todo_ls.supervisor.hook_sessions import POLL_S, HookSessions
 
 
 async def test_a_write_by_another_process_is_noticed_at_the_next_poll(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""Regression tests for two defects of the supervisor's core (issue 28), through the bridge the
+"""Regression tests for two defects of the supervisor's core (issue 28), through the service the
 language server uses and the runtime's own surface:
 
 - one status, two truths: another todo-ls process pauses a session in the shared store after
@@ -12,8 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from fake_host import FakeHost
-from test_supervisor_bridge import Bridge, S
 from test_supervisor_runtime import Harness
+from test_supervisor_service import Bridge, S
 
 from todo_ls.checklist import Progress
 from todo_ls.server.code_lens import file_lenses
@@ -32,9 +32,9 @@ async def test_a_pause_made_by_another_process_shows_the_same_everywhere(tmp_pat
     assert len(b.hosts[-1].sent) == 1
     b.clock.advance(3600)  # every timer has run out: nothing wakes the session by itself
     await b.drain()
-    key = str(b.ls.project)
+    key = str(b.process.project)
     assert b.sup.state_word(key) == "idle"
-    calls = b.ls.status_calls
+    calls = b.process.status_calls
     other = Store(tmp_path / "state.db")  # a second editor window, or `todo-ls supervise`
     other.pause(S, "user", b.clock.now())
     other.close()
@@ -48,7 +48,7 @@ async def test_a_pause_made_by_another_process_shows_the_same_everywhere(tmp_pat
     lenses = file_lenses(Progress({"open": 1}), word, True, [s["state"] for s in sessions], key)
     titles = [lens.command.title for lens in lenses if lens.command is not None]
     assert titles == ["1/1 open · supervisor: paused", "Nudge now", "Resume"]
-    assert b.ls.status_calls > calls  # the change was published, not only readable
+    assert b.process.status_calls > calls  # the change was published, not only readable
     await b.sup.stop()
 
 

@@ -6,9 +6,10 @@ with `--settings` (the `todoLs` object an editor would send, inline or in a JSON
 shorter timings) over it key by key and `--url` over both. The subscribed files of the folder
 are its `markdownFiles` plus the ones subscribed by command in the shared store (from an
 editor, or the agent's own `todoLs.subscribe`), so the same files count as in the editor.
-Stdout gets one line per session whenever its state changes and one line per nudge; logs go
-to stderr. SIGINT / SIGTERM stop it cleanly (exit 0); bad arguments exit 2 with a one-line
-error."""
+It builds the same supervisor service as the language server (supervisor/service.py), so it
+supervises the same sessions: an OpenCode or Kilo server's and the hook agents'. Stdout gets
+one line per session whenever its state changes and one line per nudge; logs go to stderr.
+SIGINT / SIGTERM stop it cleanly (exit 0); bad arguments exit 2 with a one-line error."""
 
 from __future__ import annotations
 
@@ -19,20 +20,19 @@ import logging
 import os
 import signal
 import sys
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 from urllib.parse import urlsplit
 
 from todo_ls.checklist.model import StateRegistry
-from todo_ls.hosts.base import Host
 from todo_ls.settings import project_file
 from todo_ls.settings.model import Settings, SupervisorSettings, load_settings
 from todo_ls.settings.table import CREDENTIALS_IN_URL, url_has_credentials
 from todo_ls.store import Store
 from todo_ls.supervisor.clock import Clock, SystemClock
 from todo_ls.supervisor.delivery import NudgeSent
-from todo_ls.supervisor.runtime import Runtime
+from todo_ls.supervisor.service import Connect, SupervisorService
 from todo_ls.supervisor.workspace_items import IndexWorkspace
 from todo_ls.workspace import Folder, WorkspaceIndex, normalize
 
@@ -48,17 +48,17 @@ class LinePrinter:
         self._out = out
         self._last: dict[str, tuple[Any, ...]] = {}
         self._host: tuple[Any, ...] | None = None
-        self.runtime: Runtime | None = None
 
     def _write(self, line: str) -> None:
         self._out.write(line + "\n")
         self._out.flush()
 
-    def changed(self) -> None:
-        runtime = self.runtime
-        if runtime is None:
+    def changed(self, service: SupervisorService) -> None:
+        """The service's host line when the connection changed, and one line per session
+        (every source's: OpenCode's and the hook agents') whose state moved."""
+        host = service.host_status()
+        if host is None:
             return
-        host = runtime.host_status()
         key = (host["connected"], host.get("error"))
         if key != self._host:
             self._host = key
@@ -66,7 +66,7 @@ class LinePrinter:
                 self._write(f"connected to {host['kind']} {host['version'] or ''} at {host['url']}")
             elif host.get("error"):
                 self._write(f"not connected: {host['error']}")
-        for session in runtime.sessions():
+        for session in service.sessions():
             detail = session.detail
             # The quiet clock and the settle countdown move every second: not a change.
             steady = () if detail is None else detail.steady
@@ -81,12 +81,55 @@ class LinePrinter:
         self._write(f"nudged {sent.session_id} ({sent.kind} #{sent.number})")
 
 
+class HeadlessHost:
+    """`ServiceHost` of `todo-ls supervise`: one folder, settings fixed at start, the status
+    printed as lines."""
+
+    def __init__(
+        self, settings: SupervisorSettings, index: WorkspaceIndex, store: Store, out: TextIO
+    ) -> None:
+        self._settings = settings
+        self._store = store
+        self._workspace = IndexWorkspace(index)
+        self.printer = LinePrinter(out)
+        self.service: SupervisorService | None = None
+
+    @property
+    def workspace(self) -> IndexWorkspace:
+        return self._workspace
+
+    def supervisor_settings(self) -> SupervisorSettings:
+        return self._settings
+
+    def supervisor_enabled(self) -> bool:
+        return True  # asked for by name: `supervisor.enabled` is the editors' switch
+
+    def folder_settings(self, folder: str) -> SupervisorSettings | None:
+        return None  # one folder: the settings above are its own
+
+    def shared_store(self) -> Store:
+        return self._store
+
+    def state_dir(self) -> Path | None:
+        return None  # never asked: the store above is always there
+
+    def status_changed(self) -> None:
+        if self.service is not None:
+            self.printer.changed(self.service)
+
+    def show_message(self, text: str) -> None:
+        log.info("%s", text)  # the `nudged` line already said it on stdout
+
+    def nudged(self, sent: NudgeSent) -> None:
+        self.printer.nudged(sent)
+
+
 async def supervise(
     settings: SupervisorSettings,
     folder: Path,
     out: TextIO,
     *,
-    connect: Callable[[], Awaitable[Host]] | None = None,
+    connect: Connect | None = None,
     clock: Clock | None = None,
     store: Store | None = None,
     stop: asyncio.Event | None = None,
@@ -96,7 +139,8 @@ async def supervise(
     state_dir: Path | None = None,
 ) -> int:
     """Run until `stop` is set (or SIGINT / SIGTERM). Returns the exit code.
-    `files_confined`: `markdown_files` are the project file's, kept inside `folder`."""
+    `files_confined`: `markdown_files` are the project file's, kept inside `folder`.
+    `connect` is for tests (default: host discovery, as in the editor)."""
     own_store = store is None
     store = store or Store.open(state_dir)
     clock = clock or SystemClock()
@@ -106,37 +150,21 @@ async def supervise(
     index.configure(
         markdown_files, registry or StateRegistry.default(), default_confined=files_confined
     )
-
-    async def discover() -> Host:
-        from todo_ls.hosts.discovery import connect_host
-
-        return await connect_host(settings, os.environ, directories=[str(folder)])
-
-    printer = LinePrinter(out)
-    runtime = Runtime(
-        connect or discover,
-        store,
-        settings,
-        clock,
-        IndexWorkspace(index),
-        on_change=printer.changed,
-        on_nudge=printer.nudged,
-        rediscover=connect is None and settings.url is None,
-    )
-    printer.runtime = runtime
+    host = HeadlessHost(settings, index, store, out)
+    service = host.service = SupervisorService(host, connect=connect, clock=clock)
 
     async def refresh() -> None:
         while True:
             await clock.sleep(REFRESH_S)
             index.reload_overrides()
-            runtime.files_changed()
-            printer.changed()
+            service.files_changed()
+            host.status_changed()
 
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
             loop.add_signal_handler(signum, stop.set)
-    runtime.start()
+    service.start()
     refresher = loop.create_task(refresh())
     try:
         await stop.wait()
@@ -144,7 +172,7 @@ async def supervise(
         refresher.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await refresher
-        await runtime.stop()
+        await service.stop()
         for signum in (signal.SIGINT, signal.SIGTERM):
             with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
                 loop.remove_signal_handler(signum)

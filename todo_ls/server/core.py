@@ -4,7 +4,7 @@ Feature modules (diagnostics, code actions, ...) register their handlers on it a
 `configuration` (the `todoLs` settings, per workspace folder: `settings_for(path)`, and
 `settings` for what exists once per server), `client_features` (what the client can do, see
 client_features.py), `workspace_index` (folders, subscriptions, parsed files), `supervision`
-(the supervisor bridge), `store` (None when unavailable) and `encoding` (the negotiated
+(the supervisor service), `store` (None when unavailable) and `encoding` (the negotiated
 position encoding).
 
 Settings reach the server only through `configuration` (configuration.py says from where and
@@ -12,10 +12,9 @@ when); reading them never validates anything or opens the store. The store is op
 explicitly, right after the `initialize` answer (lifecycle.py), and again only when `stateDir`
 changes.
 
-For the supervisor: `ls.workspace_index.folders` and, through
-`supervisor.runtime.IndexWorkspace.file_items(folder)`, every item (closed ones too) of each
-workspace folder's subscribed files; `ls.status_changed()` asks for a new `todoLs/status`
-(coalesced).
+The supervisor service sees the server only as its `ServiceHost` (supervisor_host.py): the
+workspace index's folders and items, the settings, the store, and `status_changed()`, which
+asks for a new `todoLs/status` (coalesced).
 """
 
 from __future__ import annotations
@@ -37,7 +36,8 @@ from todo_ls.server.configuration import Configuration
 from todo_ls.server.document_cache import DocumentCache
 from todo_ls.server.positions import Encoding
 from todo_ls.server.protocol import TodoProtocol
-from todo_ls.server.supervisor_bridge import Supervision
+from todo_ls.server.supervisor_host import EditorHost
+from todo_ls.supervisor.service import SupervisorService
 from todo_ls.workspace import Folder, WorkspaceIndex, normalize
 
 if TYPE_CHECKING:  # pydantic and sqlite3 load after the `initialize` answer (lifecycle.py)
@@ -72,7 +72,15 @@ class TodoLanguageServer(LanguageServer):
         self.workspace_index = WorkspaceIndex(warn=self.warn_once)
         self.store: Store | None = None
         self._store_writes: SubscriptionWrites | None = None
-        self.supervision = Supervision(self)
+        self.supervision = SupervisorService(
+            EditorHost(
+                self.configuration,
+                self.workspace_index,
+                lambda: self.store,
+                self.status_changed,
+                self.window_show_message,
+            )
+        )
         self.generation = 0  # bumped when settings or subscriptions change (diagnostic ids)
         self._shown: set[str] = set()  # warnings already shown to the user
         self._status_hook: Callable[[], None] = lambda: None

@@ -1,15 +1,15 @@
-"""The seam between the language server and whatever watches agent sessions.
+"""The seam between the supervisor service and whatever watches agent sessions.
 
 A `SessionSource` is one kind of supervised session: the supervisor runtime (the sessions of an
 OpenCode or Kilo server, `supervisor/runtime.py`) and the sessions of agents reached through
-hooks, kept in the shared store (`server/hook_sessions.py`). `server/supervisor_bridge.py`
-(`Supervision`) holds a list of sources and asks each the same questions: it lists their
-records (`session_record.SupervisedSession`), merges their state words, and sends every
+hooks, kept in the shared store (`supervisor/hook_sessions.py`). The supervisor service
+(`supervisor/service.py`) holds a list of sources and asks each the same questions: it lists
+their records (`session_record.SupervisedSession`), merges their state words, and sends every
 command about a session to the source that owns it. A new kind of session is one more class
-with these methods, added to that list; nothing else in the server changes.
+with these methods, added to that list; neither process that runs the service changes.
 
 Command answers keep the wire shape of docs/status-and-commands.md (`{sent, skipped}`,
-`{sessions: [{id, state}]}`) so that the bridge only concatenates them.
+`{sessions: [{id, state}]}`) so that the service only concatenates them.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ NO_SESSION = "no supervised session"
 
 
 class SessionSource(Protocol):
-    """One kind of supervised session, as the language server lists and commands it. A
+    """One kind of supervised session, as the supervisor service lists and commands it. A
     `folder` argument is a workspace folder's key (its path): only the sessions that folder's
     status lists; None: every folder's."""
 

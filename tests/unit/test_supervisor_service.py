@@ -1,13 +1,19 @@
-"""The server bridge (`todo_ls.server.supervisor_bridge`) and headless `todo-ls supervise`."""
+"""The supervisor service (`todo_ls.supervisor.service`) over a fake host process, and headless
+`todo-ls supervise`, which builds the same service."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import io
+import json
 import os
+import queue
 import signal
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -16,19 +22,21 @@ from fake_host import ALL_CAPABILITIES, FakeHost
 
 from todo_ls.commands.supervise import headless_settings, run_supervise, supervise
 from todo_ls.hosts.base import Capability, Host
-from todo_ls.server.supervisor_bridge import Supervision
 from todo_ls.settings.model import Settings, SupervisorSettings
 from todo_ls.store import Store
 from todo_ls.supervisor import events as ev
 from todo_ls.supervisor.clock import FakeClock
+from todo_ls.supervisor.delivery import NudgeSent
+from todo_ls.supervisor.service import SupervisorService
+from todo_ls.supervisor.workspace_items import IndexWorkspace
 from todo_ls.workspace import Folder, WorkspaceIndex
 
 S = "ses_a"
 PLAN = "# Plan\n\n- [x] Set up\n- [ ] Write the parser\n- [?] Ask about the licence\n"
 
 
-class FakeServer:
-    """The few attributes of the language server the bridge reads."""
+class FakeProcess:
+    """The process the service runs in (a `ServiceHost`), with what it was told recorded."""
 
     def __init__(self, tmp_path: Path, settings: Settings | None = None) -> None:
         self.project = tmp_path / "project"
@@ -38,31 +46,51 @@ class FakeServer:
         self.workspace_index = WorkspaceIndex(self.store)
         self.workspace_index.set_folders([Folder.from_path(self.project)])
         self.workspace_index.configure(self.settings.markdown_files, self._registry())
+        self.workspace = IndexWorkspace(self.workspace_index)
         self.status_calls = 0
         self.messages: list[str] = []
+        self.nudges: list[NudgeSent] = []
 
     def _registry(self) -> Any:
         from todo_ls.checklist import StateRegistry
 
         return StateRegistry.from_settings(self.settings.states)
 
+    def supervisor_settings(self) -> SupervisorSettings:
+        return self.settings.supervisor
+
+    def supervisor_enabled(self) -> bool:
+        return self.settings.supervisor.enabled
+
+    def folder_settings(self, folder: str) -> SupervisorSettings | None:
+        return None
+
+    def shared_store(self) -> Store | None:
+        return self.store
+
+    def state_dir(self) -> Path | None:
+        return None
+
     def status_changed(self) -> None:
         self.status_calls += 1
 
-    def window_show_message(self, params: Any) -> None:
-        self.messages.append(params.message)
+    def show_message(self, text: str) -> None:
+        self.messages.append(text)
+
+    def nudged(self, sent: NudgeSent) -> None:
+        self.nudges.append(sent)
 
 
 class Bridge:
     def __init__(self, tmp_path: Path, capabilities: frozenset[Capability] = ALL_CAPABILITIES):
-        self.ls = FakeServer(tmp_path)
+        self.process = FakeProcess(tmp_path)
         self.clock = FakeClock()
         self.hosts: list[FakeHost] = []
         self.capabilities = capabilities
-        self.sup = Supervision(self.ls, connect=self._connect, clock=self.clock)
+        self.sup = SupervisorService(self.process, connect=self._connect, clock=self.clock)
 
     async def _connect(self, settings: SupervisorSettings, folders: list[str]) -> Host:
-        assert folders == [str(self.ls.project)]
+        assert folders == [str(self.process.project)]
         host = FakeHost(self.capabilities, directories=folders)
         host.emit(ev.Connected("opencode-v1", "http://127.0.0.1:4096", "1.18.33"))
         host.emit(ev.Resynced(busy={}))
@@ -81,7 +109,7 @@ class Bridge:
     async def turn(self) -> None:
         host = self.hosts[-1]
         host.emit(
-            ev.SessionUpdated(ev.SessionInfo(S, str(self.ls.project), None, "plan")),
+            ev.SessionUpdated(ev.SessionInfo(S, str(self.process.project), None, "plan")),
             ev.UserMessage(S, False, f"m{self.clock.now()}"),
             ev.TurnStarted(S),
             ev.TodosUpdated(S, (ev.SessionTodo("Add tests", "pending", "high"),)),
@@ -90,8 +118,8 @@ class Bridge:
         await self.drain()
 
 
-async def test_not_running_answers() -> None:
-    sup = Supervision(type("Ls", (), {"settings": Settings()})())
+async def test_not_running_answers(tmp_path: Path) -> None:
+    sup = SupervisorService(FakeProcess(tmp_path, Settings()))
     assert sup.status() == {"enabled": True, "host": None, "sessions": []}
     assert sup.state_word() is None
     assert await sup.nudge(None) == {
@@ -106,7 +134,7 @@ async def test_not_running_answers() -> None:
 
 async def test_disabled_never_starts(tmp_path: Path) -> None:
     b = Bridge(tmp_path)
-    b.ls.settings = Settings(supervisor=SupervisorSettings(enabled=False))
+    b.process.settings = Settings(supervisor=SupervisorSettings(enabled=False))
     b.sup.start()
     await b.drain()
     assert b.hosts == []
@@ -115,7 +143,7 @@ async def test_disabled_never_starts(tmp_path: Path) -> None:
 
 async def test_runs_nudges_with_file_refs_and_tells_the_editor(tmp_path: Path) -> None:
     b = Bridge(tmp_path, ALL_CAPABILITIES - {Capability.TOAST})
-    (b.ls.project / "PLAN.md").write_text(PLAN)
+    (b.process.project / "PLAN.md").write_text(PLAN)
     b.sup.start()
     await b.drain()
     assert b.sup.status()["host"]["connected"] is True
@@ -127,13 +155,14 @@ async def test_runs_nudges_with_file_refs_and_tells_the_editor(tmp_path: Path) -
     assert len(sent) == 1
     assert sent[0].text.startswith("Idle nudge #1 — the session went idle with 3 of 4 todos left.")
     assert "- Write the parser — PLAN.md:4" in sent[0].text
-    assert b.ls.messages == [
-        "todo-ls: plan: Idle nudge #1 — the session went idle with 3 of 4 todos left."
+    assert [n.session_id for n in b.process.nudges] == [S]
+    assert b.process.messages == [
+        "plan: Idle nudge #1 — the session went idle with 3 of 4 todos left."
     ]
     session = b.sup.status()["sessions"][0]
     assert (session["id"], session["open"], session["nudges"]) == (S, 3, 1)
-    assert b.ls.status_calls > 0
-    (b.ls.project / "PLAN.md").write_text(PLAN.replace("- [ ] Write", "- [x] Write"))
+    assert b.process.status_calls > 0
+    (b.process.project / "PLAN.md").write_text(PLAN.replace("- [ ] Write", "- [x] Write"))
     b.sup.files_changed()
     assert b.sup.status()["sessions"][0]["open"] == 2
     assert (await b.sup.pause(S))["sessions"] == [{"id": S, "state": "paused"}]
@@ -155,11 +184,13 @@ async def test_an_opencode_and_a_hook_hosts_session_are_listed_and_commanded_tog
     while a hook session is seen); a command without a session reaches both, one naming a
     session only its owner."""
     b = Bridge(tmp_path)
-    assert b.ls.store is not None
-    b.ls.store.record_hook_session(
-        HOOK, "claude-code", str(b.ls.project), "working", b.clock.now(), detail="tool Bash"
+    assert b.process.store is not None
+    b.process.store.record_hook_session(
+        HOOK, "claude-code", str(b.process.project), "working", b.clock.now(), detail="tool Bash"
     )
-    b.ls.store.set_session_todos(HOOK, [{"content": "Port it", "status": "pending"}], b.clock.now())
+    b.process.store.set_session_todos(
+        HOOK, [{"content": "Port it", "status": "pending"}], b.clock.now()
+    )
     b.sup.start()
     await b.drain()
     await b.turn()
@@ -181,7 +212,7 @@ async def test_an_opencode_and_a_hook_hosts_session_are_listed_and_commanded_tog
     paused = await b.sup.pause(None)
     assert paused["sessions"] == [{"id": S, "state": "paused"}, {"id": HOOK, "state": "paused"}]
     assert (await b.sup.resume(HOOK))["sessions"] == [{"id": HOOK, "state": "working"}]
-    assert b.ls.store.paused(S) is not None  # resuming the hook session left the other paused
+    assert b.process.store.paused(S) is not None  # resuming the hook session left the other paused
     b.hosts[-1].emit(ev.Disconnected("gone"))
     await b.drain()
     assert b.sup.state_word() == "working"  # the hook session is still seen
@@ -192,7 +223,7 @@ async def test_a_source_that_fails_leaves_the_others_sessions_listed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     b = Bridge(tmp_path)
-    assert b.ls.store is not None
+    assert b.process.store is not None
     b.sup.start()
     await b.drain()
     await b.turn()
@@ -200,7 +231,7 @@ async def test_a_source_that_fails_leaves_the_others_sessions_listed(
     def broken(since: float) -> Any:
         raise ValueError("the hook sessions table is unreadable")
 
-    monkeypatch.setattr(b.ls.store, "hook_sessions", broken)
+    monkeypatch.setattr(b.process.store, "hook_sessions", broken)
     assert [s["id"] for s in b.sup.status()["sessions"]] == [S]
     assert b.sup.state_word() == "idle"
     assert [i["sessionID"] for i in b.sup.session_items()] == [S]
@@ -215,10 +246,12 @@ async def test_a_folder_added_later_counts_in_the_busy_check_before_a_nudge(tmp_
     await b.drain()
     second = tmp_path / "second"
     second.mkdir()
-    b.ls.workspace_index.set_folders([Folder.from_path(b.ls.project), Folder.from_path(second)])
+    b.process.workspace_index.set_folders(
+        [Folder.from_path(b.process.project), Folder.from_path(second)]
+    )
     b.sup.files_changed()  # what the server does after didChangeWorkspaceFolders
     host = b.hosts[-1]
-    assert host.directories == [str(b.ls.project), str(second)]
+    assert host.directories == [str(b.process.project), str(second)]
     other = "ses_b"
     host.emit(
         ev.SessionUpdated(ev.SessionInfo(other, str(second), None, "second")),
@@ -246,19 +279,19 @@ async def test_restarts_only_when_supervisor_settings_change(tmp_path: Path) -> 
     b.sup.start()
     await b.drain()
     first = b.sup._runtime
-    b.ls.settings = b.ls.settings.model_copy(update={"markdown_files": ["TODO.md"]})
+    b.process.settings = b.process.settings.model_copy(update={"markdown_files": ["TODO.md"]})
     b.sup.settings_changed()
     await b.drain()
     assert b.sup._runtime is first
-    changed = b.ls.settings.supervisor.model_copy(update={"settle_ms": 1000})
-    b.ls.settings = b.ls.settings.model_copy(update={"supervisor": changed})
+    changed = b.process.settings.supervisor.model_copy(update={"settle_ms": 1000})
+    b.process.settings = b.process.settings.model_copy(update={"supervisor": changed})
     b.sup.settings_changed()
     await b.drain()
     assert b.sup._runtime is not first
     assert b.sup._runtime is not None and b.sup._runtime.settings.settle_ms == 1000
     assert len(b.hosts) == 2 and b.hosts[0].closed
     off = changed.model_copy(update={"enabled": False})
-    b.ls.settings = b.ls.settings.model_copy(update={"supervisor": off})
+    b.process.settings = b.process.settings.model_copy(update={"supervisor": off})
     b.sup.settings_changed()
     await b.drain()
     assert b.sup._runtime is None
@@ -271,7 +304,7 @@ async def test_without_a_shared_store_it_opens_its_own(
 ) -> None:
     monkeypatch.setenv("TODO_LS_STATE_DIR", str(tmp_path / "state"))
     b = Bridge(tmp_path)
-    b.ls.store = None
+    b.process.store = None
     b.sup.start()
     await b.drain()
     assert (tmp_path / "state").is_dir()
@@ -292,7 +325,7 @@ async def test_headless_prints_state_changes_and_nudges(tmp_path: Path) -> None:
     out = io.StringIO()
     stop = asyncio.Event()
 
-    async def connect() -> Host:
+    async def connect(settings: SupervisorSettings, folders: list[str]) -> Host:
         return host
 
     task = asyncio.ensure_future(
@@ -400,6 +433,77 @@ def test_headless_exits_cleanly_on_signals(tmp_path: Path, signum: int) -> None:
                 stream.close()
 
 
+HOOK_AGENT = "claude-session-headless"
+
+
+def test_headless_lists_a_hook_agents_session(tmp_path: Path) -> None:
+    """A real `todo-ls supervise` and a real `todo-ls hook` (as Claude Code runs it) on one
+    state folder: the session the hook wrote to the store is printed with its state and the
+    open items of the folder's plan, as the editor lists it, though no OpenCode runs."""
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "PLAN.md").write_text(PLAN, encoding="utf-8")
+    (project / "todo-ls.toml").write_text('markdownFiles = ["PLAN.md"]\n', encoding="utf-8")
+    env = {**os.environ, "TODO_LS_STATE_DIR": str(tmp_path / "state"), "HOME": str(tmp_path)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "todo_ls", "supervise", "--url", "http://127.0.0.1:9"],
+        cwd=project,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    lines: queue.Queue[str] = queue.Queue()
+
+    def read() -> None:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            lines.put(line.rstrip("\n"))
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+
+    def next_line(prefix: str) -> str:
+        """The first line from now on that starts with `prefix` (10 s at most)."""
+        deadline = time.monotonic() + 10
+        while (left := deadline - time.monotonic()) > 0:
+            with contextlib.suppress(queue.Empty):
+                line = lines.get(timeout=left)
+                if line.startswith(prefix):
+                    return line
+        raise AssertionError(f"supervise printed no line starting with {prefix!r}")
+
+    try:
+        assert next_line("not connected: ")  # started; nothing listens at that URL
+        prompt = {
+            "session_id": HOOK_AGENT,
+            "cwd": str(project),
+            "hook_event_name": "UserPromptSubmit",
+            "prompt": "build it",
+            "prompt_id": "p1",
+        }
+        hook = subprocess.run(
+            [sys.executable, "-m", "todo_ls", "hook", "--host", "claude-code"],
+            input=json.dumps(prompt),
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+        assert (hook.returncode, hook.stderr) == (0, "")
+        # The plan's 2 open items (the asked one counts): listed as the editor lists it.
+        assert next_line(f"{HOOK_AGENT} ") == f"{HOOK_AGENT} working · 2 open"
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=20) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        reader.join(timeout=5)
+        if proc.stdout:
+            proc.stdout.close()
+
+
 def test_a_bad_value_from_the_project_file_is_named_with_the_file(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -422,19 +526,21 @@ async def test_toggle_refuses_an_item_of_the_hosts_own_list_and_flips_a_store_it
     """OpenCode 1.x keeps its `todowrite` list itself and has no route to write it: toggling
     such an item is refused with a reason; an item of the store's list flips."""
     b = Bridge(tmp_path)
-    assert b.ls.store is not None
-    b.ls.store.set_session_todos(S, [{"content": "Ship it", "status": "pending"}], b.clock.now())
+    assert b.process.store is not None
+    b.process.store.set_session_todos(
+        S, [{"content": "Ship it", "status": "pending"}], b.clock.now()
+    )
     b.sup.start()
     await b.drain()
     await b.turn()
-    before = b.ls.status_calls
+    before = b.process.status_calls
     refused = b.sup.toggle_todo(S, 1, None)  # after the store's item: OpenCode's "Add tests"
     assert refused["applied"] is False and refused["state"] == "pending"
     assert "only the agent can change" in refused["reason"]
     assert b.sup.toggle_todo(S, 0, "Ship it") == {"applied": True, "state": "completed"}
-    assert b.ls.store.session_todos(S) == [{"content": "Ship it", "status": "completed"}]
+    assert b.process.store.session_todos(S) == [{"content": "Ship it", "status": "completed"}]
     assert b.sup.status()["sessions"][0]["todos"] == {"open": 1, "total": 2}
-    assert b.ls.status_calls > before
+    assert b.process.status_calls > before
     await b.sup.stop()
 
 
@@ -442,11 +548,11 @@ async def test_toggle_without_a_runtime_uses_the_store(tmp_path: Path) -> None:
     """Sessions known only from the store (a hook host's) can be toggled with the supervisor
     off."""
     b = Bridge(tmp_path)
-    assert b.ls.store is not None
-    b.ls.store.set_session_todos("ses_hook", [{"content": "a", "status": "completed"}], 1.0)
+    assert b.process.store is not None
+    b.process.store.set_session_todos("ses_hook", [{"content": "a", "status": "completed"}], 1.0)
     assert b.sup.toggle_todo("ses_hook", 0, None) == {"applied": True, "state": "pending"}
-    assert b.ls.store.session_todos("ses_hook") == [{"content": "a", "status": "pending"}]
-    b.ls.store = None
+    assert b.process.store.session_todos("ses_hook") == [{"content": "a", "status": "pending"}]
+    b.process.store = None
     assert b.sup.toggle_todo("ses_hook", 0, None)["reason"] == "the state store is unavailable"
 
 

@@ -1,24 +1,20 @@
-"""The bridge between the language server and the supervisor runtime.
+"""The supervisor service: every source of supervised sessions, started, stopped and asked
+as one, below whichever process runs it.
 
-The server calls only the methods of `Supervision`. What this module reads from the server
-object `ls` (kept to this small surface on purpose):
+The language server and `todo-ls supervise` build it the same way (`SupervisorService(host)`),
+so both supervise the same sessions: an OpenCode or Kilo server's (the `Runtime`) and those
+of agents reached through hooks (`HookSessions`, read from the store the `todo-ls hook`
+processes write). It owns those sources, the watch of the shared store (a pause or a hook
+event written by another process) and the store itself when its process has none.
 
-- `ls.settings` (`settings.model.Settings`): `supervisor.*` and `state_dir`, the connection's;
-- `ls.configuration` (`server.configuration.Configuration`), when there is one: each workspace
-  folder's own `supervisor.*` (read at each decision, so a change needs no restart) and
-  whether any folder has the supervisor on;
-- `ls.workspace_index` (`workspace.WorkspaceIndex`): folders and subscribed files;
-- `ls.store` (`store.Store | None`): the shared store; without one the supervisor opens its own
-  (the store falls back to memory by itself when its directory cannot be used);
-- `ls.status_changed()`: republish `todoLs/status` (the default `on_change`);
-- `ls.window_show_message(...)`: tell the user about a nudge where the host shows no toast.
+What it needs from that process is the `ServiceHost` protocol below, and nothing else: the
+settings, the workspace's folders and items, the process's store, and where to publish the
+status, a message for the user and a nudge sent. Logging goes through `logging`, which each
+process routes itself (the server to the editor, `supervise` to stderr).
 
-The sessions come from a list of `SessionSource`s (supervisor/session_source.py): the
-runtime's (an OpenCode or Kilo server) and the hook hosts' (`server/hook_sessions.py`). The
-status lists every source's records, and a command naming a session goes to the source that
-owns it; without a session, to every source.
-
-No pygls import here: messages go through the server object the bridge is given.
+The sessions come from a list of `SessionSource`s (session_source.py): the status lists every
+source's records, and a command naming a session goes to the source that owns it; without a
+session, to every source.
 """
 
 from __future__ import annotations
@@ -29,39 +25,80 @@ import logging
 import os
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
-
-from lsprotocol import types
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from todo_ls.supervisor.clock import Clock, SystemClock
 
-if TYPE_CHECKING:  # these load on `initialized`, after the `initialize` answer
+if TYPE_CHECKING:  # these load when the service starts, after the `initialize` answer
     from todo_ls.hosts.base import Host
     from todo_ls.settings.model import SupervisorSettings
     from todo_ls.store import Store
+    from todo_ls.supervisor.delivery import NudgeSent
     from todo_ls.supervisor.runtime import Runtime
+    from todo_ls.supervisor.session_record import SupervisedSession
     from todo_ls.supervisor.session_source import SessionSource
+    from todo_ls.supervisor.workspace_items import Workspace
 
 log = logging.getLogger(__name__)
 
 NOT_RUNNING = "supervisor not running"
 _T = TypeVar("_T")
 
+# Connects to the agent host for `settings`, told the workspace folders (host discovery).
+Connect = Callable[["SupervisorSettings", list[str]], Awaitable["Host"]]
 
-class Supervision:
-    """Owned by the language server; starts and stops the supervisor runtime."""
+
+class ServiceHost(Protocol):
+    """What the supervisor service needs from the process it runs in (the language server:
+    server/supervisor_host.py; `todo-ls supervise`: commands/supervise.py)."""
+
+    @property
+    def workspace(self) -> Workspace:
+        """The workspace folders and the items of their subscribed files (read fresh)."""
+        ...
+
+    def supervisor_settings(self) -> SupervisorSettings:
+        """The settings of the connection, and of sessions outside every workspace folder."""
+        ...
+
+    def supervisor_enabled(self) -> bool:
+        """Some folder has the supervisor on (each folder's own switch decides for it)."""
+        ...
+
+    def folder_settings(self, folder: str) -> SupervisorSettings | None:
+        """A workspace folder's own `supervisor.*` (by its path), read at each decision;
+        None: the connection's apply."""
+        ...
+
+    def shared_store(self) -> Store | None:
+        """The process's store; None: the service opens its own at `state_dir`."""
+        ...
+
+    def state_dir(self) -> Path | None:
+        """Where the service's own store goes (None: the store's default place)."""
+        ...
+
+    def status_changed(self) -> None:
+        """Something the status shows changed: publish it (the process coalesces)."""
+        ...
+
+    def show_message(self, text: str) -> None:
+        """Tell the user (a nudge the agent host shows no toast for)."""
+        ...
+
+    def nudged(self, sent: NudgeSent) -> None:
+        """A nudge went out (the headless command prints a line)."""
+        ...
+
+
+class SupervisorService:
+    """Every session source of one process: started, stopped, listed and commanded as one."""
 
     def __init__(
-        self,
-        ls: Any,
-        on_change: Callable[[], None] | None = None,
-        *,
-        connect: Callable[[SupervisorSettings, list[str]], Awaitable[Host]] | None = None,
-        clock: Clock | None = None,
+        self, host: ServiceHost, *, connect: Connect | None = None, clock: Clock | None = None
     ) -> None:
         """`connect` and `clock` are for tests (default: host discovery and real time)."""
-        self._ls = ls
-        self._on_change = on_change
+        self._host = host
         self._connect = connect or _discover
         self._clock = clock or SystemClock()
         self._runtime: Runtime | None = None
@@ -76,10 +113,11 @@ class Supervision:
     # --- lifecycle --------------------------------------------------------------------------
 
     def start(self) -> None:
-        """Called from `initialized` (after settings are loaded): start background tasks."""
+        """Start the sources and the store watch (once the settings are loaded: the server's
+        `initialized`, the headless command's start)."""
         self._started = True
-        settings = self._ls.settings.supervisor
-        if not self._enabled() or self._runtime is not None:
+        settings = self._host.supervisor_settings()
+        if not self._host.supervisor_enabled() or self._runtime is not None:
             self._changed()
             return
         try:
@@ -87,12 +125,11 @@ class Supervision:
         except RuntimeError:
             log.warning("supervisor: no event loop; not started")
             return
-        from todo_ls.server.hook_sessions import HookSessions
+        from todo_ls.supervisor.hook_sessions import HookSessions
         from todo_ls.supervisor.runtime import Runtime
-        from todo_ls.supervisor.workspace_items import IndexWorkspace
 
         store = self._store()
-        workspace = IndexWorkspace(self._ls.workspace_index)
+        workspace = self._host.workspace
         hooks = HookSessions(
             store, workspace.folders, workspace.file_items, self._clock, settings.scope
         )
@@ -108,8 +145,9 @@ class Supervision:
             self._clock,
             workspace,
             on_change=self._changed,
-            on_user_message=self._tell_user,
-            folder_settings=self._folder_settings(),
+            on_user_message=self._host.show_message,
+            on_nudge=self._host.nudged,
+            folder_settings=self._host.folder_settings,
             rediscover=self._connect is _discover and settings.url is None,
         )
         self._sources = [self._runtime, hooks]
@@ -118,7 +156,7 @@ class Supervision:
         self._changed()
 
     async def stop(self) -> None:
-        """Called from `shutdown`: cancel background tasks, close HTTP clients."""
+        """Cancel the background tasks, close the host client and the service's own store."""
         self._started = False
         await self._stop_runtime()
 
@@ -141,10 +179,10 @@ class Supervision:
         if not self._started:
             return
         runtime = self._runtime
-        wanted = self._ls.settings.supervisor
+        wanted = self._host.supervisor_settings()
         if runtime is not None and runtime.settings == wanted and self._store_unchanged():
             return
-        if runtime is None and not self._enabled():
+        if runtime is None and not self._host.supervisor_enabled():
             return
 
         async def restart() -> None:
@@ -171,16 +209,24 @@ class Supervision:
         sessions; of one workspace folder (its `key`) or, without one, of every folder."""
         if self._runtime is None:
             return {
-                "enabled": self._enabled(),
+                "enabled": self._host.supervisor_enabled(),
                 "host": None,
                 "sessions": [],
             }
-        sessions = [
-            record.to_wire()
+        sessions = [record.to_wire() for record in self.sessions(folder)]
+        return {"enabled": True, "host": self._runtime.host_status(), "sessions": sessions}
+
+    def host_status(self) -> dict[str, Any] | None:
+        """The `supervisor.host` part of the status: the watched server, None when stopped."""
+        return None if self._runtime is None else self._runtime.host_status()
+
+    def sessions(self, folder: str | None = None) -> list[SupervisedSession]:
+        """Every source's records (of one workspace folder, by its path, or of all)."""
+        return [
+            record
             for source in self._sources
             for record in self._ask(source, "list the sessions", source.sessions, folder) or []
         ]
-        return {"enabled": True, "host": self._runtime.host_status(), "sessions": sessions}
 
     def state_word(self, folder: str | None = None) -> str | None:
         """One word for the status text (`working`, `idle`, …) or None: the most urgent of
@@ -287,7 +333,7 @@ class Supervision:
         from todo_ls.todos.editor_list import combined, toggled_status
 
         runtime = self._runtime
-        store = self._ls.store if runtime is None else runtime.store
+        store = self._host.shared_store() if runtime is None else runtime.store
         if store is None:
             return {"applied": False, "state": None, "reason": "the state store is unavailable"}
         source = self._owner(session_id)
@@ -315,28 +361,17 @@ class Supervision:
 
     # --- helpers ----------------------------------------------------------------------------
 
-    def _enabled(self) -> bool:
-        configuration = getattr(self._ls, "configuration", None)
-        if configuration is not None:
-            return bool(configuration.supervisor_enabled)
-        return bool(self._ls.settings.supervisor.enabled)
-
-    def _folder_settings(self) -> Callable[[str], SupervisorSettings | None] | None:
-        configuration = getattr(self._ls, "configuration", None)
-        return None if configuration is None else configuration.folder_supervisor
-
     def _store(self) -> Store:
-        shared: Store | None = getattr(self._ls, "store", None)
+        shared = self._host.shared_store()
         if shared is not None:
             return shared
         from todo_ls.store import Store
 
-        state_dir = self._ls.settings.state_dir
-        self._own_store = Store.open(Path(state_dir).expanduser() if state_dir else None)
+        self._own_store = Store.open(self._host.state_dir())
         return self._own_store
 
     def _store_unchanged(self) -> bool:
-        shared = getattr(self._ls, "store", None)
+        shared = self._host.shared_store()
         using = None if self._runtime is None else self._runtime.store
         return (shared is None and using is self._own_store) or shared is using
 
@@ -348,23 +383,14 @@ class Supervision:
         self._changed()
 
     def _changed(self) -> None:
-        callback = self._on_change or getattr(self._ls, "status_changed", None)
-        if callback is not None:
-            callback()
-
-    def _tell_user(self, message: str) -> None:
-        show = getattr(self._ls, "window_show_message", None)
-        if show is None:
-            return
         try:
-            show(
-                types.ShowMessageParams(type=types.MessageType.Info, message=f"todo-ls: {message}")
-            )
+            self._host.status_changed()
         except Exception:
-            log.exception("supervisor: could not show a message")
+            log.exception("supervisor: status callback failed")
 
 
 async def _discover(settings: SupervisorSettings, folders: list[str]) -> Host:
+    """The agent host `settings` name, or the one discovery finds serving `folders`."""
     from todo_ls.hosts.discovery import connect_host
 
     return await connect_host(settings, os.environ, directories=folders)

@@ -1,5 +1,5 @@
-"""Sessions of agents reached through hooks (Claude Code, Codex CLI, Gemini CLI), as the
-language server shows and commands them.
+"""Sessions of agents reached through hooks (Claude Code, Codex CLI, Gemini CLI, …), as the
+supervisor service lists and commands them.
 
 Their hook processes write each session's state to the shared store; this module is the
 `SessionSource` (supervisor/session_source.py) of those sessions: it lists the sessions of the
@@ -47,7 +47,7 @@ _STATES: dict[str, SessionState] = {
 
 
 class HookSessions:
-    """The hook-host sessions of one language server's workspace."""
+    """The hook-host sessions of one workspace (the editor's folders, or `supervise`'s)."""
 
     def __init__(
         self,
