@@ -16,13 +16,12 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from todo_ls.supervisor.workspace_items import IndexWorkspace
-
-if TYPE_CHECKING:  # pydantic and sqlite3 load after the `initialize` answer
+if TYPE_CHECKING:  # the supervisor's parts load when it starts, after the `initialize` answer
     from todo_ls.server.configuration import Configuration
     from todo_ls.settings.model import SupervisorSettings
     from todo_ls.store import Store
     from todo_ls.supervisor.delivery import NudgeSent
+    from todo_ls.supervisor.workspace_items import IndexWorkspace
     from todo_ls.workspace import WorkspaceIndex
 
 log = logging.getLogger(__name__)
@@ -45,11 +44,13 @@ class EditorHost:
         self._store = store
         self._publish = publish
         self._show = show
-        self._workspace = IndexWorkspace(index)
+        self._index = index
 
     @property
     def workspace(self) -> IndexWorkspace:
-        return self._workspace
+        from todo_ls.supervisor.workspace_items import IndexWorkspace
+
+        return IndexWorkspace(self._index)
 
     def supervisor_settings(self) -> SupervisorSettings:
         return self._configuration.settings.supervisor
