@@ -48,6 +48,8 @@ import event_stream
 from benchutil import cpu_seconds, report, rss_kib, summary
 from lsp_client import SERVER, LspClient, capabilities
 
+from todo_ls.core import events as ev
+from todo_ls.core.clock import SystemClock
 from todo_ls.hosts.base import Capability, HostInfo
 from todo_ls.hosts.http import _SseDecoder  # the decoder the adapters' event streams use
 from todo_ls.hosts.opencode_v1 import events as v1_events
@@ -55,8 +57,6 @@ from todo_ls.hosts.opencode_v2 import events as v2_events
 from todo_ls.hosts.opencode_v2.adapter import PASSWORD_ENV as V2_PASSWORD_ENV
 from todo_ls.settings.model import SupervisorSettings
 from todo_ls.store import Store
-from todo_ls.supervisor import events as ev
-from todo_ls.supervisor.clock import SystemClock
 from todo_ls.supervisor.runtime import Runtime
 
 PRODUCER = Path(__file__).resolve().parent / "event_producer.py"

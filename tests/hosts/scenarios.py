@@ -31,8 +31,8 @@ from fake_model import bash as bash_reply
 from fake_model import text as text_reply
 from fake_v2 import FakeV2Server
 
-from todo_ls.supervisor.clock import SystemClock, Timer
-from todo_ls.supervisor.events import HostEvent
+from todo_ls.core.clock import SystemClock, Timer
+from todo_ls.core.events import HostEvent
 
 OPENCODE_VERSION = "1.18.33"
 READY = re.compile(r"opencode server listening on (http://127\.0\.0\.1:(\d+))")

@@ -11,10 +11,10 @@ from collections.abc import AsyncIterator, Callable
 import httpx
 import pytest
 
+from todo_ls.core.clock import FakeClock
 from todo_ls.hosts.base import HostError
 from todo_ls.hosts.http import Backoff, HostHttp, reconnect_forever
 from todo_ls.hosts.redaction import Redactor
-from todo_ls.supervisor.clock import FakeClock
 
 PASSWORD = "s3cr3t-pw"
 TOKEN = base64.b64encode(f"opencode:{PASSWORD}".encode()).decode()

@@ -8,10 +8,7 @@ import pytest
 from fake_model import FakeModel, bash, stall, text, todowrite
 from scenarios import EventLog, OpencodeServer
 
-from todo_ls.hosts.base import Host, HostError
-from todo_ls.hosts.discovery import connect_host
-from todo_ls.settings.model import SupervisorSettings
-from todo_ls.supervisor.events import (
+from todo_ls.core.events import (
     Connected,
     Disconnected,
     Resynced,
@@ -22,6 +19,9 @@ from todo_ls.supervisor.events import (
     TurnEnded,
     UserMessage,
 )
+from todo_ls.hosts.base import Host, HostError
+from todo_ls.hosts.discovery import connect_host
+from todo_ls.settings.model import SupervisorSettings
 
 pytestmark = pytest.mark.opencode
 

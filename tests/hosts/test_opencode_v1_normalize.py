@@ -9,8 +9,7 @@ from typing import Any
 
 import pytest
 
-from todo_ls.hosts.opencode_v1.events import V1Memory, normalize, normalize_all
-from todo_ls.supervisor.events import (
+from todo_ls.core.events import (
     Activity,
     PermissionAsked,
     PermissionReplied,
@@ -29,6 +28,7 @@ from todo_ls.supervisor.events import (
     TurnEnded,
     UserMessage,
 )
+from todo_ls.hosts.opencode_v1.events import V1Memory, normalize, normalize_all
 
 SAMPLE = Path(__file__).parent / "data" / "opencode-v1-events-sample.jsonl"
 

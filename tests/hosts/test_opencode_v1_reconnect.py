@@ -13,9 +13,9 @@ from collections.abc import AsyncIterator
 import httpx
 import pytest
 
+from todo_ls.core import events as ev
 from todo_ls.hosts.http import Backoff, HostHttp
 from todo_ls.hosts.opencode_v1.adapter import OpenCodeV1Host
-from todo_ls.supervisor import events as ev
 
 pytestmark = pytest.mark.timeout(30)
 

@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 from fake_v2 import NEWER, OPENAPI_BUILD, FakeV2Server, Variant
 
+from todo_ls.core import events as ev
 from todo_ls.hosts.base import Capability, HostError
 from todo_ls.hosts.http import Backoff, HostHttp
 from todo_ls.hosts.opencode_v2.adapter import OpenCodeV2Host
 from todo_ls.hosts.opencode_v2.identity import identify
-from todo_ls.supervisor import events as ev
 
 pytestmark = pytest.mark.timeout(30)
 

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from todo_ls.core import events as ev
 from todo_ls.hosts.opencode_v2.events import (
     SeqFilter,
     WireMemory,
@@ -17,7 +18,6 @@ from todo_ls.hosts.opencode_v2.events import (
     parse_frame,
 )
 from todo_ls.hosts.opencode_v2.identity import judge_identity
-from todo_ls.supervisor import events as ev
 
 SID = "ses_abc"
 

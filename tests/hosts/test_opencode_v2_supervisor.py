@@ -20,13 +20,13 @@ from fake_v2 import FakeV2Server
 from scenarios import until
 
 from todo_ls.checklist.model import FileItem
+from todo_ls.core.clock import FakeClock
 from todo_ls.hosts.base import Host
 from todo_ls.hosts.http import Backoff, HostHttp
 from todo_ls.hosts.opencode_v2.adapter import OpenCodeV2Host
 from todo_ls.settings.model import SupervisorSettings
 from todo_ls.store import Store
 from todo_ls.supervisor.activity import SessionActivity
-from todo_ls.supervisor.clock import FakeClock
 from todo_ls.supervisor.runtime import Runtime
 
 pytestmark = pytest.mark.timeout(30)

@@ -28,14 +28,14 @@ from reliability_support import ServerThread
 from scenarios import closed_port, until
 
 from todo_ls.checklist.model import FileItem
+from todo_ls.core import events as ev
+from todo_ls.core.clock import FakeClock
 from todo_ls.hosts.base import Host
 from todo_ls.hosts.discovery import connect_host
 from todo_ls.hosts.http import Backoff, HostHttp
 from todo_ls.hosts.opencode_v2.adapter import OpenCodeV2Host
 from todo_ls.settings.model import SupervisorSettings
 from todo_ls.store import DB_NAME, Store
-from todo_ls.supervisor import events as ev
-from todo_ls.supervisor.clock import FakeClock
 from todo_ls.supervisor.runtime import Runtime
 
 pytestmark = pytest.mark.timeout(60)

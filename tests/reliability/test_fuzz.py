@@ -28,13 +28,13 @@ from hypothesis import strategies as st
 from reliability_support import load_v1_sample
 
 from todo_ls.checklist.model import FileItem
+from todo_ls.core import events as ev
+from todo_ls.core.clock import FakeClock
 from todo_ls.hosts.http import HostHttp
 from todo_ls.hosts.opencode_v1 import events as opencode_v1
 from todo_ls.hosts.opencode_v2 import events as opencode_v2
 from todo_ls.settings.model import SupervisorSettings
 from todo_ls.store import DB_NAME, Store
-from todo_ls.supervisor import events as ev
-from todo_ls.supervisor.clock import FakeClock
 from todo_ls.supervisor.runtime import Runtime
 
 FUZZ = settings(

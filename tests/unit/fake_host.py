@@ -7,8 +7,8 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from todo_ls.checklist.model import FileItem
+from todo_ls.core import events as ev
 from todo_ls.hosts.base import Capability, HostError, HostInfo
-from todo_ls.supervisor import events as ev
 
 ALL_CAPABILITIES = frozenset(Capability)
 

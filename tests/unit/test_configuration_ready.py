@@ -24,6 +24,9 @@ class SilentClient:
         self.client_features = ClientFeatures(configuration=True)
         self.asked = 0
 
+    def warn_once(self, message: str) -> None:
+        raise AssertionError(f"no setting is bad here: {message}")
+
     async def workspace_configuration_async(self, params: Any) -> list[Any]:
         self.asked += 1
         await asyncio.Event().wait()  # never answered
@@ -35,7 +38,7 @@ async def test_requests_stop_waiting_for_a_client_that_never_answers(
 ) -> None:
     monkeypatch.setattr(configuration, "READY_TIMEOUT_S", 0.2)
     ls = SilentClient(tmp_path)
-    settings = Configuration(ls)  # type: ignore[arg-type]
+    settings = Configuration(ls, ls.workspace_index)
     settings.receive_initialization_options({"todoLs": {"markdownFiles": ["PLAN.md"]}})
     settings.load_initial()
     fetch = asyncio.ensure_future(settings.refresh())

@@ -9,6 +9,7 @@ import pytest
 
 from todo_ls.checklist.model import FileItem
 from todo_ls.hook import core, hosts, protocol
+from todo_ls.hook.hosts.base import HookInput
 from todo_ls.settings.quick import LightSettings, load
 from todo_ls.supervisor.policy import NudgeHistory, OpenSet, evaluate_stop, open_set
 
@@ -21,7 +22,7 @@ FILES = [
 ITEMS = open_set([], FILES)
 
 
-def stop(**extra: object) -> protocol.HookInput:
+def stop(**extra: object) -> HookInput:
     data = {
         "session_id": "s1",
         "cwd": "/p",
@@ -290,7 +291,7 @@ def test_a_prompt_carrying_the_nudge_back_is_not_a_user_prompt() -> None:
 # --- the other events --------------------------------------------------------------------
 
 
-def event(name: str, **extra: object) -> protocol.HookInput:
+def event(name: str, **extra: object) -> HookInput:
     data = {"session_id": "s1", "cwd": "/p", "hook_event_name": name, **extra}
     return protocol.parse(json.dumps(data), {}, extra.pop("host", None))  # type: ignore[arg-type]
 

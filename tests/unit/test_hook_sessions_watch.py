@@ -6,8 +6,8 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+from todo_ls.core.clock import FakeClock
 from todo_ls.store import Store
-from todo_ls.supervisor.clock import FakeClock
 from todo_ls.supervisor.hook_sessions import POLL_S, HookSessions
 
 

@@ -17,7 +17,8 @@ from typing import Any
 
 import pytest
 
-from todo_ls.supervisor.session_record import SessionDetail, SupervisedSession, TodoCount
+from todo_ls.core.counts import TodoCount
+from todo_ls.supervisor.session_record import SessionDetail, SupervisedSession
 
 STATUS_TS = Path(__file__).resolve().parents[2] / "editors" / "vscode" / "src" / "status.ts"
 

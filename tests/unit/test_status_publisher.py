@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from todo_ls.core.clock import FakeClock
 from todo_ls.server.client_features import ClientFeatures
 from todo_ls.server.core import TodoLanguageServer
 from todo_ls.server.status import MIN_INTERVAL, StatusPublisher
 from todo_ls.server.wire import RawJson
-from todo_ls.supervisor.clock import FakeClock
 from todo_ls.workspace import Folder
 
 

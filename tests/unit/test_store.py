@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from todo_ls.core.clock import CLOCK_SET_BACK_S
 from todo_ls.store import (
     DB_NAME,
     SCHEMA_VERSION,
@@ -21,7 +22,6 @@ from todo_ls.store import (
     default_state_dir,
     schema,
 )
-from todo_ls.supervisor.clock import CLOCK_SET_BACK_S
 
 MIN = 45.0
 EXPIRY = 30.0

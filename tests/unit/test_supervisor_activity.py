@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from todo_ls.supervisor import events as ev
+from todo_ls.core import events as ev
 from todo_ls.supervisor.activity import Interrupted, SessionGone, Tracker, UserPrompted
 
 S = "ses_root"

@@ -16,10 +16,10 @@ from test_supervisor_runtime import Harness
 from test_supervisor_service import Bridge, S
 
 from todo_ls.checklist import Progress
+from todo_ls.core import events as ev
 from todo_ls.server.code_lens import file_lenses
 from todo_ls.server.status import status_text
 from todo_ls.store import Store
-from todo_ls.supervisor import events as ev
 
 
 async def test_a_pause_made_by_another_process_shows_the_same_everywhere(tmp_path: Path) -> None:

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from todo_ls.checklist.model import FileItem
+from todo_ls.core import events as ev
 from todo_ls.hosts.opencode_v1 import events as opencode_v1
 from todo_ls.hosts.opencode_v2 import events as opencode_v2
 from todo_ls.settings.model import SupervisorSettings
-from todo_ls.supervisor import events as ev
 from todo_ls.supervisor.activity import Tracker, TreeView, UserPrompted
 from todo_ls.supervisor.detail import describe, format_duration
 from todo_ls.supervisor.policy import (

@@ -12,11 +12,11 @@ import pytest
 from fake_host import ALL_CAPABILITIES, FakeHost, FakeWorkspace
 
 from todo_ls.checklist.model import FileItem
+from todo_ls.core import events as ev
+from todo_ls.core.clock import FakeClock
 from todo_ls.hosts.base import Capability, Host, HostError
 from todo_ls.settings.model import SupervisorSettings
 from todo_ls.store import Store
-from todo_ls.supervisor import events as ev
-from todo_ls.supervisor.clock import FakeClock
 from todo_ls.supervisor.delivery import NudgeSent
 from todo_ls.supervisor.runtime import Runtime
 

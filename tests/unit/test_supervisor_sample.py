@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
+from todo_ls.core import events as ev
 from todo_ls.hosts.opencode_v1.events import V1Memory, normalize
 from todo_ls.settings.model import SupervisorSettings
-from todo_ls.supervisor import events as ev
 from todo_ls.supervisor.activity import (
     Interrupted,
     SessionGone,

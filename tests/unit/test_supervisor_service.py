@@ -21,11 +21,11 @@ import pytest
 from fake_host import ALL_CAPABILITIES, FakeHost
 
 from todo_ls.commands.supervise import headless_settings, run_supervise, supervise
+from todo_ls.core import events as ev
+from todo_ls.core.clock import FakeClock
 from todo_ls.hosts.base import Capability, Host
 from todo_ls.settings.model import Settings, SupervisorSettings
 from todo_ls.store import Store
-from todo_ls.supervisor import events as ev
-from todo_ls.supervisor.clock import FakeClock
 from todo_ls.supervisor.delivery import NudgeSent
 from todo_ls.supervisor.service import SupervisorService
 from todo_ls.supervisor.workspace_items import IndexWorkspace

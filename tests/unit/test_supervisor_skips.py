@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from todo_ls.supervisor import events as ev
+from todo_ls.core import events as ev
 from todo_ls.supervisor.activity import SessionActivity, ToolRun
 from todo_ls.supervisor.policy import Decision
 from todo_ls.supervisor.skips import decided_calmly, repeats_busy, repeats_end, still_working

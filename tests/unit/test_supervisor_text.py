@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from todo_ls.checklist.model import FileItem
-from todo_ls.supervisor.events import SessionTodo
+from todo_ls.core.events import SessionTodo
 from todo_ls.supervisor.policy import open_set
 from todo_ls.supervisor.text import MAX_LISTED, Nudge, announcement
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from todo_ls.supervisor.events import SessionTodo
-from todo_ls.supervisor.session_record import TodoCount
+from todo_ls.core.counts import TodoCount
+from todo_ls.core.events import SessionTodo
 from todo_ls.todos.editor_list import (
     combined,
     session_items,

@@ -26,11 +26,11 @@ from typing import Any, TextIO
 from urllib.parse import urlsplit
 
 from todo_ls.checklist.model import StateRegistry
+from todo_ls.core.clock import Clock, SystemClock
 from todo_ls.settings import project_file
 from todo_ls.settings.model import Settings, SupervisorSettings, load_settings
 from todo_ls.settings.table import CREDENTIALS_IN_URL, url_has_credentials
 from todo_ls.store import Store
-from todo_ls.supervisor.clock import Clock, SystemClock
 from todo_ls.supervisor.delivery import NudgeSent
 from todo_ls.supervisor.service import Connect, SupervisorService
 from todo_ls.supervisor.workspace_items import IndexWorkspace

@@ -15,8 +15,8 @@ import hashlib
 from collections.abc import Collection
 from typing import NamedTuple
 
-from todo_ls.hook.hosts.base import LineKind
-from todo_ls.hook.protocol import HookInput
+from todo_ls.hook.hosts.base import HookInput
+from todo_ls.hook.transcript import LineKind
 from todo_ls.supervisor.policy import (
     NO_PROGRESS_SINCE,
     NudgeHistory,

@@ -1,57 +1,22 @@
 """A hook's input as todo-ls reads it, for any host. Pure.
 
 Every host sends one JSON object on stdin with a session id, its folder and the event's name,
-and reads a decision from the answer. `parse` turns that object into a `HookInput`: the host's
-module (todo_ls/hook/hosts/) maps its field names onto Claude Code's and its event names onto
-todo-ls's own events.
+and reads a decision from the answer. `parse` turns that object into a `HookInput`
+(hosts/base.py, the type every host's methods read): the host's module (todo_ls/hook/hosts/)
+maps its field names onto Claude Code's and its event names onto todo-ls's own events.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any, NamedTuple
 
 from todo_ls.hook import hosts
-from todo_ls.hook.hosts.base import Event, HookHost
+from todo_ls.hook.hosts.base import HookHost, HookInput
 
 
 class HookInputError(ValueError):
     """The hook's input cannot be used; the message says why in one line."""
-
-
-class HookInput(NamedTuple):
-    """One hook invocation, normalised."""
-
-    host: str  # the host's kind
-    event: Event
-    host_event: str  # the host's own name, for the log
-    session_id: str
-    cwd: str
-    turn: str | None  # the host's turn key (`prompt_id`, `turn_id`); None when absent
-    transcript_path: str | None
-    last_message: str
-    background_tasks: int  # background work still running (Claude Code)
-    raw: Mapping[str, Any]
-
-    @property
-    def tool_name(self) -> str:
-        return self.text("tool_name")
-
-    @property
-    def tool_input(self) -> Mapping[str, Any]:
-        value = self.raw.get("tool_input")
-        return value if isinstance(value, Mapping) else {}
-
-    @property
-    def stop_hook_active(self) -> bool:
-        """The host says this Stop continues a turn a Stop hook blocked."""
-        return self.raw.get("stop_hook_active") is True
-
-    def text(self, key: str) -> str:
-        """A string field of the input, "" when absent or not a string."""
-        value = self.raw.get(key)
-        return value if isinstance(value, str) else ""
 
 
 def parse(text: str, env: Mapping[str, str], host: HookHost | str | None = None) -> HookInput:

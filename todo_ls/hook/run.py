@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, TextIO
 
 from todo_ls.hook import core, hosts, protocol
-from todo_ls.hook.hosts.base import HookAnswer, HookHost
+from todo_ls.hook.hosts.base import HookAnswer, HookHost, HookInput
 from todo_ls.hook.transcript import Evidence, Transcript, evidence
 from todo_ls.path_checks import path_problem
 from todo_ls.settings import project_file
@@ -44,7 +44,7 @@ class HookFailure(Exception):
 class _Call(NamedTuple):
     """One hook invocation with what the edge read for it."""
 
-    hook: protocol.HookInput
+    hook: HookInput
     host: HookHost
     store: Store
     settings: LightSettings
@@ -123,7 +123,7 @@ def _describe(exc: BaseException) -> str:
 
 
 def handle(
-    hook: protocol.HookInput, env: Mapping[str, str], now: float
+    hook: HookInput, env: Mapping[str, str], now: float
 ) -> tuple[HookAnswer | None, Path, Store]:
     """Act on one hook input; returns the answer for stdout (None: let the agent stop), the
     state folder used and the store, still open (the caller closes it)."""

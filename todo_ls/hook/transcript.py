@@ -15,15 +15,28 @@ import json
 import os
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
-from typing import Any, NamedTuple, TypeVar
+from typing import Any, ClassVar, Literal, NamedTuple, Protocol, TypeVar
 
-from todo_ls.hook.hosts.base import NUDGE_MARK, HookHost, LineKind
+# What a transcript record is, as far as the work rule cares (None: none of these).
+LineKind = Literal["tool", "prompt", "nudge", "interrupt"]
+NUDGE_MARK = "todo-ls: Stop nudge #"  # how every block reason starts (core.block_reason)
 
 # An own list is found here once and kept in the store, so only a hook that first sees a
 # session after its list scrolled out of this window misses it.
 TAIL_BYTES = 512 * 1024
 _MARK = NUDGE_MARK.encode()
 _T = TypeVar("_T")
+
+
+class LineReader(Protocol):
+    """How a host's transcript records are told apart (each `hosts.base.HookHost` is one)."""
+
+    # Cheap byte tests a line must pass before it is parsed.
+    line_hints: ClassVar[tuple[bytes, ...]]
+
+    def line_kind(self, record: Mapping[str, Any]) -> LineKind | None:
+        """What one parsed record is, or None."""
+        ...
 
 
 class Evidence(NamedTuple):
@@ -92,7 +105,7 @@ class Transcript:
             at = begin
 
 
-def evidence(transcript: Transcript, host: HookHost) -> Evidence:
+def evidence(transcript: Transcript, host: LineReader) -> Evidence:
     """The work evidence of the transcript's tail, classified by `host`."""
     tool_end: int | None = None
     latest: LineKind | None = None

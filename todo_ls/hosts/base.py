@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-from todo_ls.supervisor.events import BusyKind, HostEvent, SessionInfo
+from todo_ls.core.events import BusyKind, HostEvent, SessionInfo
 
 
 class Capability(enum.Enum):

@@ -35,9 +35,9 @@ from typing import Any, TypeVar
 import httpx
 from httpx_sse import ServerSentEvent
 
+from todo_ls.core.clock import Clock, SystemClock
 from todo_ls.hosts.base import ErrorKind, HostError
 from todo_ls.hosts.redaction import Redactor, install_log_redaction
-from todo_ls.supervisor.clock import Clock, SystemClock
 
 log = logging.getLogger(__name__)
 

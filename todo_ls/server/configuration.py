@@ -21,8 +21,10 @@ When things happen (see docs/settings.md):
    files and validates; the server then opens the store (lifecycle.py).
 3. `initialized`, `workspace/didChangeConfiguration` and a change of workspace folders:
    `refresh` asks the client again, re-reads the project files, shows each problem once as a
-   one-line warning naming the key (and the file), and, when anything changed, applies the
-   new settings and tells every dependent part.
+   one-line warning naming the key (and the file), and, when anything changed, makes the
+   new settings current and returns a `SettingsChange`: the server (core.py,
+   `refresh_settings`) tells every dependent part. The configuration never calls up into the
+   server; it sees only the `SettingsClient` below and the workspace index.
 
 From `initialize` until the first `refresh` is done, and during any later one, `ready()` waits:
 a request whose answer depends on the settings (a diagnostic pull right after `didOpen`) is
@@ -35,17 +37,19 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from lsprotocol import types
 
 from todo_ls.workspace import Folder
 
 if TYPE_CHECKING:  # pydantic and tomllib load after the `initialize` answer
-    from todo_ls.server.core import TodoLanguageServer
+    from todo_ls.server.client_features import ClientFeatures
     from todo_ls.settings.model import LoadedSettings, Settings, SupervisorSettings
     from todo_ls.settings.project_file import ProjectFile
+    from todo_ls.workspace import WorkspaceIndex
 
 log = logging.getLogger(__name__)
 
@@ -61,11 +65,36 @@ def section_of(raw: object) -> object:
     return raw
 
 
+class SettingsClient(Protocol):
+    """What the configuration needs of the editor's connection (the language server)."""
+
+    client_features: ClientFeatures  # whether it can be asked (`configuration`)
+
+    def warn_once(self, message: str) -> None:
+        """Show a warning about a setting, once."""
+        ...
+
+    async def workspace_configuration_async(
+        self, params: types.ConfigurationParams
+    ) -> Sequence[Any | None]:
+        """Ask the client for the settings of each item (`workspace/configuration`)."""
+        ...
+
+
+@dataclass(frozen=True)
+class SettingsChange:
+    """New settings became current: every part derived from them must follow (views,
+    watchers, the supervisor); `store_moved`: `stateDir` changed, so the store reopens."""
+
+    store_moved: bool
+
+
 class Configuration:
     """The settings of every workspace folder, from every source (see the module docstring)."""
 
-    def __init__(self, ls: TodoLanguageServer) -> None:
-        self._ls = ls
+    def __init__(self, client: SettingsClient, index: WorkspaceIndex) -> None:
+        self._client = client
+        self._index = index
         self._initialization_options: object = None
         self._pushed: object = None  # `didChangeConfiguration` settings of a client not asked
         self._answers: dict[str, object] = {}  # folder key -> the client's answer for it
@@ -93,7 +122,7 @@ class Configuration:
 
     def for_path(self, path: Path | None) -> Settings:
         """The settings of the innermost workspace folder holding `path`."""
-        folder = self._ls.workspace_index.folder_of(path) if path is not None else None
+        folder = self._index.folder_of(path) if path is not None else None
         return self.for_folder(folder)
 
     def folder_supervisor(self, key: str) -> SupervisorSettings | None:
@@ -111,7 +140,7 @@ class Configuration:
         """Where each folder's project file is or would be (for the file watchers)."""
         from todo_ls.settings.project_file import FILE_NAMES
 
-        return [f.path / name for f in self._ls.workspace_index.folders for name in FILE_NAMES]
+        return [f.path / name for f in self._index.folders for name in FILE_NAMES]
 
     async def ready(self) -> None:
         """Return once no settings are being fetched (at most `READY_TIMEOUT_S` later)."""
@@ -131,7 +160,7 @@ class Configuration:
         """`initialize`: keep the raw options for `load_initial` (no validation here). A client
         that will be asked for its settings makes `ready()` wait for that first answer."""
         self._initialization_options = section_of(raw)
-        if self._ls.client_features.configuration:
+        if self._client.client_features.configuration:
             self._expecting = True
             self._begin_fetch()
 
@@ -140,35 +169,35 @@ class Configuration:
         options, telling no one (the client has seen nothing that could be refreshed).
         Warnings wait for `refresh`, when the client can show them."""
         self._read_project_files()
-        self._apply(self._resolve(), notify=False)
+        self._apply(self._resolve())
 
-    async def refresh(self, pushed: object = None) -> None:
+    async def refresh(self, pushed: object = None) -> SettingsChange | None:
         """Ask the client for every folder's settings (clients that cannot be asked push them
         with `didChangeConfiguration`), re-read the project files, warn about bad values and
-        apply what changed."""
+        make them current. Returns what changed (None: nothing), for the server to apply."""
         if self._expecting:  # the first fetch, counted since `initialize`
             self._expecting = False
         else:
             self._begin_fetch()
         try:
-            if self._ls.client_features.configuration:
+            if self._client.client_features.configuration:
                 if not await self._ask_client():
-                    return  # a client that fails the request keeps the old settings
+                    return None  # a client that fails the request keeps the old settings
             elif isinstance(pushed, Mapping) and SECTION in pushed:
                 self._pushed = pushed[SECTION]
             self._read_project_files()
             resolved = self._resolve()
             for loaded in resolved.values():
                 for warning in loaded.warnings:
-                    self._ls.warn_once(warning)
+                    self._client.warn_once(warning)
                 if loaded.unknown_keys:
                     log.info("ignoring unknown settings: %s", ", ".join(loaded.unknown_keys))
             for project in self._project_files.values():
                 if project.error is not None:
-                    self._ls.warn_once(f"todo-ls: {project.error}")
+                    self._client.warn_once(f"todo-ls: {project.error}")
                 for line in project.ignored:
-                    self._ls.warn_once(f"todo-ls: {line}")
-            self._apply(resolved, notify=True)
+                    self._client.warn_once(f"todo-ls: {line}")
+            return self._apply(resolved)
         finally:
             self._end_fetch()
 
@@ -185,12 +214,12 @@ class Configuration:
 
     async def _ask_client(self) -> bool:
         """One `workspace/configuration` request with an item per folder; False on failure."""
-        folders = self._ls.workspace_index.folders
+        folders = self._index.folders
         params = types.ConfigurationParams(
             items=[types.ConfigurationItem(section=SECTION, scope_uri=f.uri) for f in folders]
         )
         try:
-            answers = await self._ls.workspace_configuration_async(params)
+            answers = await self._client.workspace_configuration_async(params)
         except Exception as exc:
             log.warning("workspace/configuration failed: %s", exc)
             return False
@@ -202,9 +231,7 @@ class Configuration:
     def _read_project_files(self) -> None:
         from todo_ls.settings import project_file  # tomllib: not needed to answer `initialize`
 
-        self._project_files = {
-            f.key: project_file.read(f.path) for f in self._ls.workspace_index.folders
-        }
+        self._project_files = {f.key: project_file.read(f.path) for f in self._index.folders}
 
     # --- resolving and applying ----------------------------------------------------------
 
@@ -228,7 +255,7 @@ class Configuration:
 
     def _resolve(self) -> dict[str, LoadedSettings]:
         """Validated settings per folder key."""
-        return {f.key: self._resolve_folder(f.key) for f in self._ls.workspace_index.folders}
+        return {f.key: self._resolve_folder(f.key) for f in self._index.folders}
 
     def _resolve_folder(self, key: str) -> LoadedSettings:
         """The editor's settings for the folder `key` over its project file's, validated; a
@@ -254,30 +281,25 @@ class Configuration:
         source = project_file.origin(project, editor) if project is not None else None
         return load_settings(merged, source)
 
-    def _apply(self, resolved: Mapping[str, LoadedSettings], *, notify: bool) -> None:
-        """The one place settings become current: the workspace index, the store's place,
-        and, with `notify`, every part derived from them (views, watchers, supervisor)."""
+    def _apply(self, resolved: Mapping[str, LoadedSettings]) -> SettingsChange | None:
+        """The one place settings become current (in the workspace index too); what changed,
+        None when nothing did."""
         from todo_ls.checklist import StateRegistry
         from todo_ls.settings.model import Settings
 
         by_folder = {key: loaded.settings for key, loaded in resolved.items()}
-        folders: Sequence[Folder] = self._ls.workspace_index.folders
+        folders: Sequence[Folder] = self._index.folders
         first = by_folder[folders[0].key] if folders else Settings()
         previous = self._first
         if previous is not None and by_folder == self._by_folder and first == previous:
-            return  # VS Code sends didChangeConfiguration on any change, even of others
+            return None  # VS Code sends didChangeConfiguration on any change, even of others
         self._by_folder, self._first = by_folder, first
         confined = {key for key in by_folder if not self._editor_names_files(key)}
-        self._ls.workspace_index.configure(
+        self._index.configure(
             first.markdown_files,
             StateRegistry.from_settings(first.states),
             folder_patterns={key: s.markdown_files for key, s in by_folder.items()},
             confined=confined,
             default_confined=not folders or folders[0].key in confined,
         )
-        if not notify:
-            return
-        if previous is not None and first.state_dir != previous.state_dir:
-            self._ls.open_store()
-        self._ls.subscriptions_changed()
-        self._ls.supervision.settings_changed()
+        return SettingsChange(previous is not None and first.state_dir != previous.state_dir)

@@ -67,9 +67,9 @@ class TodoLanguageServer(LanguageServer):
         super().__init__("todo-ls", __version__, protocol_cls=TodoProtocol)
         # What the client can do: resolved at `initialize` (lifecycle.py), none of it before.
         self.client_features = ClientFeatures()
-        self.configuration = Configuration(self)
-        self.client_ready = False  # `initialized` arrived: the client shows window/logMessage
         self.workspace_index = WorkspaceIndex(warn=self.warn_once)
+        self.configuration = Configuration(self, self.workspace_index)
+        self.client_ready = False  # `initialized` arrived: the client shows window/logMessage
         self.store: Store | None = None
         self._store_writes: SubscriptionWrites | None = None
         self.supervision = SupervisorService(
@@ -201,6 +201,17 @@ class TodoLanguageServer(LanguageServer):
         """Items of subscribed files may have changed: status and the supervisor."""
         self.status_changed()
         self.supervision.files_changed()
+
+    async def refresh_settings(self, pushed: object = None) -> None:
+        """Re-read the settings (configuration.py, `refresh`) and bring every part derived
+        from them up to date: the store's place, the views and watchers, the supervisor."""
+        change = await self.configuration.refresh(pushed)
+        if change is None:
+            return
+        if change.store_moved:
+            self.open_store()
+        self.subscriptions_changed()
+        self.supervision.settings_changed()
 
     def subscriptions_changed(self) -> None:
         """The subscription set or the settings changed: refresh everything derived."""

@@ -115,7 +115,7 @@ class FileWatch:
             last = stamps
             projects = [(p, _stamp(p)) for p in ls.configuration.project_file_paths()]
             if last_projects is not None and projects != last_projects:
-                ls.spawn(ls.configuration.refresh(), "settings after a project file change")
+                ls.spawn(ls.refresh_settings(), "settings after a project file change")
             last_projects = projects
             await asyncio.sleep(POLL_SECONDS)
 
@@ -184,7 +184,7 @@ def register(server: TodoLanguageServer, diagnostics: Diagnostics, watch: FileWa
         if relevant:
             ls.files_changed()
         if project_changed:
-            ls.spawn(ls.configuration.refresh(), "settings after a project file change")
+            ls.spawn(ls.refresh_settings(), "settings after a project file change")
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
     def did_change_folders(
@@ -192,4 +192,4 @@ def register(server: TodoLanguageServer, diagnostics: Diagnostics, watch: FileWa
     ) -> None:
         ls.workspace_index.set_folders(ls.workspace_folders())
         ls.subscriptions_changed()
-        ls.spawn(ls.configuration.refresh(), "settings of the new workspace folders")
+        ls.spawn(ls.refresh_settings(), "settings of the new workspace folders")

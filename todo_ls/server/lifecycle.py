@@ -82,7 +82,7 @@ def register(
     async def on_initialized(ls: TodoLanguageServer, params: types.InitializedParams) -> None:
         ls.client_ready = True  # the log goes to the editor from now on (see app.py)
         token = await indexing.progress_token(ls)  # before the settings: see indexing.py
-        await ls.configuration.refresh()
+        await ls.refresh_settings()
         ls.spawn(watch.update(), "file watchers")  # also when the settings did not change
         indexing.index_subscribed(ls, token)
         ls.supervision.start()
@@ -92,7 +92,7 @@ def register(
     async def on_configuration(
         ls: TodoLanguageServer, params: types.DidChangeConfigurationParams
     ) -> None:
-        await ls.configuration.refresh(params.settings)
+        await ls.refresh_settings(params.settings)
 
     @server.feature(types.SHUTDOWN)
     async def on_shutdown(ls: TodoLanguageServer, params: Any = None) -> None:

@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from todo_ls.checklist import FileItem, Progress
+from todo_ls.core.clock import Clock, SystemClock, Timer
 from todo_ls.server.core import TodoLanguageServer
 from todo_ls.server.wire import RawJson, raw_protocol
-from todo_ls.supervisor.clock import Clock, SystemClock, Timer
 from todo_ls.workspace import FileState, Folder
 from todo_ls.workspace_counts import FileSummary, summed, top_files
 

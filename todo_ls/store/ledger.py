@@ -12,8 +12,8 @@ import sqlite3
 from collections.abc import Callable
 from typing import NamedTuple
 
+from todo_ls.core.clock import CLOCK_SET_BACK_S
 from todo_ls.store.database import Database
-from todo_ls.supervisor.clock import CLOCK_SET_BACK_S
 
 _RECORD_COLUMNS = (
     "session_id, open_hash, COALESCE(settled_at, claimed_at), owner, kind, state, number"

@@ -22,8 +22,8 @@ from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from todo_ls.supervisor import events as ev
-from todo_ls.supervisor.clock import CLOCK_SET_BACK_S
+from todo_ls.core import events as ev
+from todo_ls.core.clock import CLOCK_SET_BACK_S
 
 log = logging.getLogger(__name__)
 

@@ -11,10 +11,10 @@ import logging
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
+from todo_ls.core import events as ev
+from todo_ls.core.clock import Clock
 from todo_ls.hosts.base import Host, HostError
 from todo_ls.settings.model import SupervisorSettings
-from todo_ls.supervisor import events as ev
-from todo_ls.supervisor.clock import Clock
 from todo_ls.supervisor.delivery import one_line
 
 log = logging.getLogger(__name__)

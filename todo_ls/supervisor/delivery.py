@@ -12,12 +12,12 @@ import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from todo_ls.core import events as ev
+from todo_ls.core.clock import Clock
 from todo_ls.hosts.base import Capability, Host, HostError
 from todo_ls.settings.model import SupervisorSettings
 from todo_ls.store import Store
-from todo_ls.supervisor import events as ev
 from todo_ls.supervisor.activity import Tracker, TreeView
-from todo_ls.supervisor.clock import Clock
 from todo_ls.supervisor.policy import Decision, OpenSet
 from todo_ls.supervisor.shared_fetch import SharedFetch
 from todo_ls.supervisor.text import Nudge

@@ -18,8 +18,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from todo_ls.checklist.model import FileItem
+from todo_ls.core.clock import Clock
 from todo_ls.store import HookSession, Store
-from todo_ls.supervisor.clock import Clock
 from todo_ls.supervisor.policy import SessionState, aggregate_state, open_set
 from todo_ls.supervisor.session_record import SessionDetail, SupervisedSession
 from todo_ls.supervisor.session_source import only_the_agent

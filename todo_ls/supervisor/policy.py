@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Literal, NamedTuple, Protocol
 
 from todo_ls.checklist.model import FileItem
-from todo_ls.supervisor.clock import CLOCK_SET_BACK_S
+from todo_ls.core.clock import CLOCK_SET_BACK_S
 
 if TYPE_CHECKING:  # the Stop hook uses this module without the activity model (start-up time)
     from todo_ls.supervisor.activity import TreeView

@@ -21,10 +21,11 @@ import uuid
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, Literal
 
+from todo_ls.core import events as ev
+from todo_ls.core.clock import Clock
 from todo_ls.hosts.base import Capability, Host, HostError
 from todo_ls.settings.model import SupervisorSettings
 from todo_ls.store import Store
-from todo_ls.supervisor import events as ev
 from todo_ls.supervisor import skips
 from todo_ls.supervisor.activity import (
     Effect,
@@ -34,7 +35,6 @@ from todo_ls.supervisor.activity import (
 )
 from todo_ls.supervisor.announce import Announcer
 from todo_ls.supervisor.background import Background
-from todo_ls.supervisor.clock import Clock
 from todo_ls.supervisor.connection import HostConnection
 from todo_ls.supervisor.delivery import Delivery, NudgeSent, Outcome, one_line
 from todo_ls.supervisor.effects import store_effect

@@ -27,7 +27,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from todo_ls.supervisor.clock import Clock, SystemClock
+from todo_ls.core.clock import Clock, SystemClock
 
 if TYPE_CHECKING:  # these load when the service starts, after the `initialize` answer
     from todo_ls.hosts.base import Host

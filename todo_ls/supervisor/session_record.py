@@ -15,21 +15,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from todo_ls.core.counts import TodoCount
 from todo_ls.supervisor.policy import SessionState
 
 # How the parts of a detail are joined for a person (`1 tool · quiet 4s`).
 DETAIL_SEPARATOR = " · "
-
-
-@dataclass(frozen=True)
-class TodoCount:
-    """How much of a session's own todo list is open (`open`: pending and in progress)."""
-
-    open: int
-    total: int
-
-    def to_wire(self) -> dict[str, int]:
-        return {"open": self.open, "total": self.total}
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ table-tested in tests/unit/test_supervisor_skips.py.
 
 from __future__ import annotations
 
-from todo_ls.supervisor import events as ev
+from todo_ls.core import events as ev
 from todo_ls.supervisor.activity import CONTINUING_FINISHES, SessionActivity
 from todo_ls.supervisor.policy import Decision
 

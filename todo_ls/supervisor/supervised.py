@@ -13,8 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from todo_ls.core.clock import Timer
 from todo_ls.supervisor.activity import TreeView
-from todo_ls.supervisor.clock import Timer
 from todo_ls.supervisor.detail import describe
 from todo_ls.supervisor.policy import Decision
 from todo_ls.supervisor.session_record import SupervisedSession

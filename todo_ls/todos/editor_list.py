@@ -20,8 +20,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from todo_ls.supervisor.events import SessionTodo, TodoStatus
-from todo_ls.supervisor.session_record import TodoCount
+from todo_ls.core.counts import TodoCount
+from todo_ls.core.events import SessionTodo, TodoStatus
 from todo_ls.todos.model import OPEN_STATUSES, as_event_todos, stored_todos
 
 Source = Literal["host", "store"]

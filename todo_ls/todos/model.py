@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from todo_ls.supervisor.events import SessionTodo, TodoStatus
+from todo_ls.core.events import SessionTodo, TodoStatus
 
 STATUSES = ("pending", "in_progress", "completed", "canceled")
 PRIORITIES = ("high", "medium", "low")

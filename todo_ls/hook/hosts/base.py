@@ -18,8 +18,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, NamedTuple
 
+from todo_ls.hook.transcript import LineKind
+
 if TYPE_CHECKING:
-    from todo_ls.hook.protocol import HookInput
     from todo_ls.hook.transcript import Transcript
     from todo_ls.todos.host_lists import Todo
 
@@ -34,10 +35,6 @@ Event = Literal[
     "tool-use",
     "session-end",
 ]
-# What a transcript record is, as far as the work rule cares (None: none of these).
-LineKind = Literal["tool", "prompt", "nudge", "interrupt"]
-NUDGE_MARK = "todo-ls: Stop nudge #"  # how every block reason starts (core.block_reason)
-
 # Claude Code's event names, which Codex, Qwen Code and Droid share.
 CLAUDE_EVENTS: Mapping[str, Event] = {
     "Stop": "stop",
@@ -49,6 +46,40 @@ CLAUDE_EVENTS: Mapping[str, Event] = {
     "PostToolUse": "tool-use",
     "SessionEnd": "session-end",
 }
+
+
+class HookInput(NamedTuple):
+    """One hook invocation, normalised."""
+
+    host: str  # the host's kind
+    event: Event
+    host_event: str  # the host's own name, for the log
+    session_id: str
+    cwd: str
+    turn: str | None  # the host's turn key (`prompt_id`, `turn_id`); None when absent
+    transcript_path: str | None
+    last_message: str
+    background_tasks: int  # background work still running (Claude Code)
+    raw: Mapping[str, Any]
+
+    @property
+    def tool_name(self) -> str:
+        return self.text("tool_name")
+
+    @property
+    def tool_input(self) -> Mapping[str, Any]:
+        value = self.raw.get("tool_input")
+        return value if isinstance(value, Mapping) else {}
+
+    @property
+    def stop_hook_active(self) -> bool:
+        """The host says this Stop continues a turn a Stop hook blocked."""
+        return self.raw.get("stop_hook_active") is True
+
+    def text(self, key: str) -> str:
+        """A string field of the input, "" when absent or not a string."""
+        value = self.raw.get(key)
+        return value if isinstance(value, str) else ""
 
 
 class InstallEvent(NamedTuple):

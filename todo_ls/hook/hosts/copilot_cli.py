@@ -20,11 +20,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from todo_ls.hook.hosts.base import NUDGE_MARK, HookHost, InstallEvent, LineKind, home, texts
-from todo_ls.hook.transcript import mentions_nudge
+from todo_ls.hook.hosts.base import HookHost, InstallEvent, home, texts
+from todo_ls.hook.transcript import NUDGE_MARK, LineKind, mentions_nudge
 
 if TYPE_CHECKING:
-    from todo_ls.hook.protocol import HookInput
+    from todo_ls.hook.hosts.base import HookInput
 
 TRUST_NOTE = (
     "Copilot CLI runs a repository's hooks only in a folder you trusted, and skips them "

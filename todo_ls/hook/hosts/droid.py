@@ -19,12 +19,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from todo_ls.hook.hosts.base import HookHost, InstallEvent, LineKind, home
+from todo_ls.hook.hosts.base import HookHost, InstallEvent, home
 from todo_ls.hook.hosts.claude_code import message_kind
+from todo_ls.hook.transcript import LineKind
 from todo_ls.todos.host_lists import Todo, todowrite_list
 
 if TYPE_CHECKING:
-    from todo_ls.hook.protocol import HookInput
+    from todo_ls.hook.hosts.base import HookInput
     from todo_ls.hook.transcript import Transcript
 
 TODO_TOOL = "TodoWrite"

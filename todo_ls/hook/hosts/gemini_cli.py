@@ -21,12 +21,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from todo_ls.hook.hosts.base import Event, HookHost, InstallEvent, LineKind, home, texts
-from todo_ls.hook.transcript import mentions_nudge
+from todo_ls.hook.hosts.base import Event, HookHost, InstallEvent, home, texts
+from todo_ls.hook.transcript import LineKind, mentions_nudge
 from todo_ls.todos.host_lists import Todo, normalize
 
 if TYPE_CHECKING:
-    from todo_ls.hook.protocol import HookInput
+    from todo_ls.hook.hosts.base import HookInput
     from todo_ls.hook.transcript import Transcript
 
 NO_RESPONSE = "[no response text]"  # AfterAgent's `prompt_response` after Esc / Ctrl-C

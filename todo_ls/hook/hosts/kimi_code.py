@@ -31,7 +31,7 @@ from todo_ls.hook.hosts.base import (
 from todo_ls.todos.host_lists import Todo, todo_list
 
 if TYPE_CHECKING:
-    from todo_ls.hook.protocol import HookInput
+    from todo_ls.hook.hosts.base import HookInput
 
 TODO_TOOL = "SetTodoList"
 BLOCK_EXIT = 2

@@ -27,7 +27,7 @@ from todo_ls.hook.hosts.base import Event, HookAnswer, HookHost, InstallEvent, h
 from todo_ls.todos.host_lists import Todo, todo_list
 
 if TYPE_CHECKING:
-    from todo_ls.hook.protocol import HookInput
+    from todo_ls.hook.hosts.base import HookInput
 
 TODO_TOOL = "vibe.todo"
 TRUST_NOTE = (

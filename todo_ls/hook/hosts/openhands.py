@@ -25,7 +25,7 @@ from todo_ls.hook.hosts.base import Event, HookHost, InstallEvent, home
 from todo_ls.todos.host_lists import Todo, todo_list
 
 if TYPE_CHECKING:
-    from todo_ls.hook.protocol import HookInput
+    from todo_ls.hook.hosts.base import HookInput
 
 TODO_TOOL = "task_tracker"
 _STATUSES = {"todo": "pending", "done": "completed"}

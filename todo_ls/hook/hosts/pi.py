@@ -35,11 +35,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from todo_ls.hook.hosts.base import Event, HookHost, LineKind, home, texts
-from todo_ls.hook.transcript import mentions_nudge
+from todo_ls.hook.hosts.base import Event, HookHost, home, texts
+from todo_ls.hook.transcript import LineKind, mentions_nudge
 
 if TYPE_CHECKING:
-    from todo_ls.hook.protocol import HookInput
+    from todo_ls.hook.hosts.base import HookInput
 
 EXTENSION_FILE = "todo-ls.ts"
 # pi's `stop_reason`s after which a nudge would be wrong: the user stopped it, or it failed.

@@ -26,12 +26,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from todo_ls.hook.hosts.base import HookHost, InstallEvent, LineKind, home, texts
-from todo_ls.hook.transcript import mentions_nudge
+from todo_ls.hook.hosts.base import HookHost, InstallEvent, home, texts
+from todo_ls.hook.transcript import LineKind, mentions_nudge
 from todo_ls.todos.host_lists import Todo, normalize, todowrite_list
 
 if TYPE_CHECKING:
-    from todo_ls.hook.protocol import HookInput
+    from todo_ls.hook.hosts.base import HookInput
     from todo_ls.hook.transcript import Transcript
 
 TODO_TOOL = "todo_write"

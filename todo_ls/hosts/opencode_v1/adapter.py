@@ -12,6 +12,17 @@ import time
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from typing import Any, Final, Literal, cast
 
+from todo_ls.core.events import (
+    BusyKind,
+    Connected,
+    Disconnected,
+    HostEvent,
+    Resynced,
+    SessionEvent,
+    SessionInfo,
+    SessionTodo,
+    SessionUpdated,
+)
 from todo_ls.hosts.base import Capability, HostError, HostInfo
 from todo_ls.hosts.http import Backoff, HostHttp, OutageLog, reconnect_forever
 from todo_ls.hosts.opencode_v1.events import (
@@ -22,17 +33,6 @@ from todo_ls.hosts.opencode_v1.events import (
     normalize,
     session_info,
     todo_list,
-)
-from todo_ls.supervisor.events import (
-    BusyKind,
-    Connected,
-    Disconnected,
-    HostEvent,
-    Resynced,
-    SessionEvent,
-    SessionInfo,
-    SessionTodo,
-    SessionUpdated,
 )
 
 log = logging.getLogger(__name__)

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar, cast
 
-from todo_ls.supervisor.events import (
+from todo_ls.core.events import (
     Activity,
     PermissionAsked,
     PermissionReplied,

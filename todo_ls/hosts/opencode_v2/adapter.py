@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 from urllib.parse import quote
 
+from todo_ls.core import events as ev
 from todo_ls.hosts.base import Capability, HostError, HostInfo
 from todo_ls.hosts.http import Backoff, HostHttp, OutageLog, reconnect_forever
 from todo_ls.hosts.opencode_v2.events import (
@@ -33,7 +34,6 @@ from todo_ls.hosts.opencode_v2.events import (
     parse_frame,
 )
 from todo_ls.hosts.opencode_v2.identity import identify
-from todo_ls.supervisor import events as ev
 
 log = logging.getLogger(__name__)
 

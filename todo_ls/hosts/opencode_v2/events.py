@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from todo_ls.supervisor import events as ev
+from todo_ls.core import events as ev
 
 _MEMORY_CAP = 4096  # entries per map: bounded even when the matching close events are lost
 
