@@ -25,9 +25,12 @@ class Capability(enum.Enum):
     TOAST = "toast"  # `toast()`: a message in the host's own TUI
 
 
+HostKind = Literal["opencode-v1", "opencode-v2", "kilo"]
+
+
 @dataclass(frozen=True)
 class HostInfo:
-    kind: Literal["opencode-v1", "opencode-v2", "kilo"]
+    kind: HostKind
     url: str
     version: str | None
 

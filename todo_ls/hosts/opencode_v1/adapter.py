@@ -1,6 +1,7 @@
 """The OpenCode 1.x host adapter (`opencode-ai` 1.18): the `Host` implementation over its HTTP
-API and `/global/event`: the event stream with reconnect and a resync after every
-(re)connect, session info, the busy snapshot, todo lists, the nudge and the toast. It serves
+API and `/global/event`: the event stream (the shared skeleton of hosts/event_stream.py, with
+a resync after every (re)connect), session info, the busy snapshot, todo lists, the nudge and
+the toast. It serves
 Kilo's `kilo serve` too (the same API), then with host kind `kilo` (`opencode_v1.kilo`).
 """
 
@@ -10,12 +11,10 @@ import json
 import logging
 import time
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
-from typing import Any, Final, Literal, cast
+from typing import TYPE_CHECKING, Any, Final, Literal, cast
 
 from todo_ls.core.events import (
     BusyKind,
-    Connected,
-    Disconnected,
     HostEvent,
     Resynced,
     SessionEvent,
@@ -23,8 +22,9 @@ from todo_ls.core.events import (
     SessionTodo,
     SessionUpdated,
 )
-from todo_ls.hosts.base import Capability, HostError, HostInfo
-from todo_ls.hosts.http import Backoff, HostHttp, OutageLog, reconnect_forever
+from todo_ls.hosts.base import Capability, HostError
+from todo_ls.hosts.event_stream import StreamingHost
+from todo_ls.hosts.http import Backoff, HostHttp, OutageLog
 from todo_ls.hosts.opencode_v1.events import (
     Bounded,
     V1Memory,
@@ -34,6 +34,9 @@ from todo_ls.hosts.opencode_v1.events import (
     session_info,
     todo_list,
 )
+
+if TYPE_CHECKING:
+    from httpx_sse import ServerSentEvent
 
 log = logging.getLogger(__name__)
 
@@ -45,9 +48,10 @@ HEARTBEAT_INTERVAL = 10.0  # seconds between `server.heartbeat` events (observed
 _TOAST_VARIANTS = frozenset({"info", "success", "warning", "error"})
 
 
-class OpenCodeV1Host:
+class OpenCodeV1Host(StreamingHost):
     """`Host` for an OpenCode 1.x server (or Kilo's, `kind` "kilo"). `directories` are the
-    workspace folders: the busy snapshot of v1 is per directory, so resync asks each of them."""
+    workspace folders: the busy snapshot of v1 is per directory, so resync asks each of them.
+    The stream is `/global/event` (every directory)."""
 
     def __init__(
         self,
@@ -61,22 +65,22 @@ class OpenCodeV1Host:
         now: Callable[[], float] = time.time,
         recent_seconds: float = 3600.0,
     ) -> None:
-        self._http = http
-        self._version = version
-        self._kind: V1Kind = kind
+        super().__init__(
+            http,
+            kind=kind,
+            version=version,
+            route="/global/event",
+            idle_timeout=2 * heartbeat_interval + 5,  # two missed heartbeats, some slack
+            backoff=backoff,
+            outage=OutageLog(log, "OpenCode event stream"),
+            closed="event stream closed by the server",
+        )
         self._directories = tuple(directories)
-        self._idle_timeout = 2 * heartbeat_interval + 5  # two missed heartbeats, some slack
-        self._backoff = backoff or Backoff(clock=http.clock)
         self._now = now
         self._recent = recent_seconds
         self._memory = V1Memory()
         self._session_dirs: Bounded[str, str] = Bounded(1024)
         self._seen: Bounded[str, None] = Bounded(32)  # sessions with recent events
-        self._outage = OutageLog(log, "OpenCode event stream")
-
-    @property
-    def info(self) -> HostInfo:
-        return HostInfo(self._kind, self._http.base_url, self._version)
 
     @property
     def capabilities(self) -> frozenset[Capability]:
@@ -88,34 +92,17 @@ class OpenCodeV1Host:
 
     # --- events ---------------------------------------------------------------------------
 
-    def watch(self) -> AsyncIterator[HostEvent]:
-        """See `Host.watch`. The stream is `/global/event` (every directory)."""
-        return reconnect_forever(self._connect, self._dropped, self._backoff)
-
-    def _dropped(self, error: HostError | None) -> HostEvent:
-        text = str(error) if error else "event stream closed by the server"
-        self._outage.lost(text)
-        return Disconnected(text)
-
-    async def _connect(self, mark_healthy: Callable[[], None]) -> AsyncIterator[HostEvent]:
-        async with self._http.open_stream(
-            "/global/event", idle_timeout=self._idle_timeout
-        ) as frames:
-            await self._refresh_version()
-            yield Connected(self._kind, self._http.base_url, self._version)
-            resynced = await self.resync()
-            mark_healthy()  # the snapshot came: the connection is usable
-            self._outage.restored()
-            yield resynced
-            async for frame in frames:
-                try:
-                    raw = json.loads(frame.data)
-                except ValueError:
-                    log.debug("ignoring a non-JSON event frame (%d bytes)", len(frame.data))
-                    continue
-                if isinstance(raw, dict):
-                    for event in self._normalize(raw):
-                        yield event
+    async def _events(self, frames: AsyncIterator[ServerSentEvent]) -> AsyncIterator[HostEvent]:
+        """Each frame is one JSON event (a `payload` envelope or the bare event)."""
+        async for frame in frames:
+            try:
+                raw = json.loads(frame.data)
+            except ValueError:
+                log.debug("ignoring a non-JSON event frame (%d bytes)", len(frame.data))
+                continue
+            if isinstance(raw, dict):
+                for event in self._normalize(raw):
+                    yield event
 
     def _normalize(self, raw: Mapping[str, Any]) -> list[SessionEvent]:
         known = len(self._memory.unknown_types)
@@ -129,13 +116,14 @@ class OpenCodeV1Host:
                 self._session_dirs[event.session_id] = event.info.directory
         return events
 
-    async def _refresh_version(self) -> None:
+    async def _identify(self) -> None:
+        """`GET /global/health`: the version now (a restart may have been an upgrade)."""
         health = _dict(await self._http.get_json("/global/health"))
         self._version = _str(health.get("version")) or self._version
 
-    async def resync(self) -> Resynced:
+    async def _resync(self) -> list[HostEvent]:
         """The authoritative snapshot: busy sessions, session infos, todo lists of busy or
-        recently active root sessions."""
+        recently active root sessions (v1 needs no healing beyond it)."""
         busy = await self.busy_sessions()
         sessions: dict[str, SessionInfo] = {}
         for params in self._directory_params():
@@ -163,7 +151,7 @@ class OpenCodeV1Host:
             except HostError as exc:
                 if exc.kind != "not-found":
                     raise
-        return Resynced(busy, tuple(sessions.values()), todos)
+        return [Resynced(busy, tuple(sessions.values()), todos)]
 
     def _directory_params(self) -> list[dict[str, str]]:
         return [{"directory": d} for d in self._directories] or [{}]
@@ -228,9 +216,6 @@ class OpenCodeV1Host:
             log.debug("toast not shown: %s", exc)
             return False
         return True
-
-    async def aclose(self) -> None:
-        await self._http.aclose()
 
 
 def _recent(raw: Any, now: float, window: float) -> bool:

@@ -1,4 +1,5 @@
-"""The OpenCode 2.x host adapter: the `Host` seam over `HostHttp` (shared with the 1.x adapter).
+"""The OpenCode 2.x host adapter: the `Host` seam over `HostHttp`, its stream on the skeleton it
+shares with the 1.x adapter (hosts/event_stream.py: connect, resync, reconnect and backoff).
 
 - The stream is lossy by contract, so after every (re)connect the adapter re-reads
   `GET /api/session/active`, the sessions, and whatever it still believes open (background
@@ -18,12 +19,13 @@ import logging
 import os
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import quote
 
 from todo_ls.core import events as ev
-from todo_ls.hosts.base import Capability, HostError, HostInfo
-from todo_ls.hosts.http import Backoff, HostHttp, OutageLog, reconnect_forever
+from todo_ls.hosts.base import Capability, HostError
+from todo_ls.hosts.event_stream import StreamingHost
+from todo_ls.hosts.http import Backoff, HostHttp, OutageLog
 from todo_ls.hosts.opencode_v2.events import (
     SeqFilter,
     WireMemory,
@@ -34,6 +36,9 @@ from todo_ls.hosts.opencode_v2.events import (
     parse_frame,
 )
 from todo_ls.hosts.opencode_v2.identity import identify
+
+if TYPE_CHECKING:
+    from httpx_sse import ServerSentEvent
 
 log = logging.getLogger(__name__)
 
@@ -66,7 +71,7 @@ def _stat(path: str) -> tuple[int, int] | None:
     return st.st_size, st.st_mtime_ns
 
 
-class OpenCodeV2Host:
+class OpenCodeV2Host(StreamingHost):
     """The `Host` seam for OpenCode 2.x. Create it with a ready `HostHttp` (see discovery)."""
 
     def __init__(
@@ -79,10 +84,17 @@ class OpenCodeV2Host:
         shell_poll_s: float = 2.0,
         stat: Callable[[str], tuple[int, int] | None] = _stat,
     ) -> None:
-        self._http = http
-        self._version = version
-        self._idle_timeout = idle_timeout
-        self._backoff = backoff or Backoff(clock=http.clock)
+        super().__init__(
+            http,
+            kind=KIND,
+            version=version,
+            route="/api/event",
+            idle_timeout=idle_timeout,
+            backoff=backoff,
+            # INFO, not WARNING: 2.x drops slow readers by design, so a drop is routine.
+            outage=OutageLog(log, "opencode-v2 event stream", logging.INFO),
+            closed="GET /api/event: the server closed the stream",
+        )
         self._shell_poll_s = shell_poll_s
         self._stat = stat
         self._memory = WireMemory()
@@ -94,12 +106,6 @@ class OpenCodeV2Host:
         self._reads: dict[str, asyncio.Task[ev.SessionInfo | None]] = {}
         # Events waiting for their session's read, the latest per session.
         self._incomplete: dict[str, ev.SessionUpdated] = {}
-        # INFO, not WARNING: 2.x drops slow readers by design, so a drop is routine.
-        self._outage = OutageLog(log, "opencode-v2 event stream", logging.INFO)
-
-    @property
-    def info(self) -> HostInfo:
-        return HostInfo(KIND, self._http.base_url, self._version)
 
     @property
     def capabilities(self) -> frozenset[Capability]:
@@ -159,37 +165,16 @@ class OpenCodeV2Host:
         """No toast route over HTTP on 2.x: the caller tells the editor instead."""
         return False
 
-    async def aclose(self) -> None:
-        await self._http.aclose()
-
     # --- the event stream -------------------------------------------------------------------
 
-    def watch(self) -> AsyncIterator[ev.HostEvent]:
-        """Events forever, reconnecting with capped, jittered backoff (see `Host.watch`)."""
-        return reconnect_forever(self._connect, self._dropped, self._backoff)
+    async def _identify(self) -> None:
+        """The version now (a restart may have been an upgrade); unknown stays as it was."""
+        with contextlib.suppress(HostError):
+            found = await identify(self._http)
+            if found is not None:
+                self._version = found.version
 
-    def _dropped(self, error: HostError | None) -> ev.HostEvent:
-        text = str(error) if error else "GET /api/event: the server closed the stream"
-        self._outage.lost(text)
-        return ev.Disconnected(text)
-
-    async def _connect(self, mark_healthy: Callable[[], None]) -> AsyncIterator[ev.HostEvent]:
-        async with self._http.open_stream("/api/event", idle_timeout=self._idle_timeout) as frames:
-            with contextlib.suppress(HostError):
-                found = await identify(self._http)
-                if found is not None:
-                    self._version = found.version  # a restart may have been an upgrade
-            yield ev.Connected(KIND, self._http.base_url, self._version)
-            resynced, healed = await self._resync()
-            mark_healthy()  # the snapshot came: the connection is usable
-            self._outage.restored()
-            yield resynced
-            for closed in healed:
-                yield closed
-            async for event in self._events(frames):
-                yield event
-
-    async def _resync(self) -> tuple[ev.Resynced, list[ev.SessionEvent]]:
+    async def _resync(self) -> list[ev.HostEvent]:
         """The authoritative snapshot, plus closes for what ended while we were away."""
         busy = await self.busy_sessions()
         infos: dict[str, ev.SessionInfo] = {}
@@ -204,7 +189,7 @@ class OpenCodeV2Host:
                 if info.parent_id:
                     pending.append(info.parent_id)
         healed = [*await self._heal_shells(), *await self._heal_inbox()]
-        return ev.Resynced(busy=busy, sessions=tuple(infos.values())), healed
+        return [ev.Resynced(busy=busy, sessions=tuple(infos.values())), *healed]
 
     async def _heal_shells(self) -> list[ev.SessionEvent]:
         """Shells we still think run: ask the host (`GET /api/shell/{id}`, location-scoped)."""
@@ -251,7 +236,7 @@ class OpenCodeV2Host:
                     )
         return delivered
 
-    async def _events(self, frames: AsyncIterator[Any]) -> AsyncIterator[ev.HostEvent]:
+    async def _events(self, frames: AsyncIterator[ServerSentEvent]) -> AsyncIterator[ev.HostEvent]:
         """Session events from the frames, interleaved with shell capture-file checks and the
         session reads that complete events naming no location (read off the frame loop, so a
         slow read does not hold the stream; the tracker takes an info arriving late)."""
