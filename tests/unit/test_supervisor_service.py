@@ -408,35 +408,69 @@ def test_bad_settings_say_whether_they_were_read_as_a_file_or_as_json(
     assert capsys.readouterr().err == "todo-ls supervise: --settings must be a JSON object\n"
 
 
+class SupervisingProcess:
+    """A real `todo-ls supervise` started in `folder`, its stdout lines read as they come."""
+
+    def __init__(self, folder: Path, env: dict[str, str]) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "todo_ls", "supervise", "--url", "http://127.0.0.1:9"],
+            cwd=folder,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
+        self._lines: queue.Queue[str] = queue.Queue()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self._lines.put(line.rstrip("\n"))
+
+    def next_line(self, prefix: str, timeout: float = 10) -> str:
+        """The first line from now on that starts with `prefix`; fails after `timeout`."""
+        deadline = time.monotonic() + timeout
+        while (left := deadline - time.monotonic()) > 0:
+            with contextlib.suppress(queue.Empty):
+                line = self._lines.get(timeout=left)
+                if line.startswith(prefix):
+                    return line
+        raise AssertionError(f"supervise printed no line starting with {prefix!r}")
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        self._reader.join(timeout=5)
+        if self.proc.stdout:
+            self.proc.stdout.close()
+
+
+@pytest.fixture
+def state_env(tmp_path: Path) -> dict[str, str]:
+    return {**os.environ, "TODO_LS_STATE_DIR": str(tmp_path / "state"), "HOME": str(tmp_path)}
+
+
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
-def test_headless_exits_cleanly_on_signals(tmp_path: Path, signum: int) -> None:
-    env = {**os.environ, "TODO_LS_STATE_DIR": str(tmp_path / "state"), "HOME": str(tmp_path)}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "todo_ls", "supervise", "--url", "http://127.0.0.1:9"],
-        cwd=tmp_path,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+def test_headless_exits_cleanly_on_signals(
+    tmp_path: Path, state_env: dict[str, str], signum: int
+) -> None:
+    supervising = SupervisingProcess(tmp_path, state_env)
     try:
-        line = proc.stdout.readline() if proc.stdout else ""
-        assert line.startswith("not connected: ")  # nothing listens there: it keeps retrying
-        proc.send_signal(signum)
-        assert proc.wait(timeout=20) == 0
+        # Nothing listens there: it says so and keeps retrying.
+        assert supervising.next_line("not connected: ")
+        supervising.proc.send_signal(signum)
+        assert supervising.proc.wait(timeout=20) == 0
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        for stream in (proc.stdout, proc.stderr):
-            if stream:
-                stream.close()
+        supervising.close()
 
 
 HOOK_AGENT = "claude-session-headless"
 
 
-def test_headless_lists_a_hook_agents_session(tmp_path: Path) -> None:
+def test_headless_lists_a_hook_agents_session(tmp_path: Path, state_env: dict[str, str]) -> None:
     """A real `todo-ls supervise` and a real `todo-ls hook` (as Claude Code runs it) on one
     state folder: the session the hook wrote to the store is printed with its state and the
     open items of the folder's plan, as the editor lists it, though no OpenCode runs."""
@@ -444,37 +478,9 @@ def test_headless_lists_a_hook_agents_session(tmp_path: Path) -> None:
     project.mkdir()
     (project / "PLAN.md").write_text(PLAN, encoding="utf-8")
     (project / "todo-ls.toml").write_text('markdownFiles = ["PLAN.md"]\n', encoding="utf-8")
-    env = {**os.environ, "TODO_LS_STATE_DIR": str(tmp_path / "state"), "HOME": str(tmp_path)}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "todo_ls", "supervise", "--url", "http://127.0.0.1:9"],
-        cwd=project,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
-    lines: queue.Queue[str] = queue.Queue()
-
-    def read() -> None:
-        assert proc.stdout is not None
-        for line in proc.stdout:
-            lines.put(line.rstrip("\n"))
-
-    reader = threading.Thread(target=read, daemon=True)
-    reader.start()
-
-    def next_line(prefix: str) -> str:
-        """The first line from now on that starts with `prefix` (10 s at most)."""
-        deadline = time.monotonic() + 10
-        while (left := deadline - time.monotonic()) > 0:
-            with contextlib.suppress(queue.Empty):
-                line = lines.get(timeout=left)
-                if line.startswith(prefix):
-                    return line
-        raise AssertionError(f"supervise printed no line starting with {prefix!r}")
-
+    supervising = SupervisingProcess(project, state_env)
     try:
-        assert next_line("not connected: ")  # started; nothing listens at that URL
+        assert supervising.next_line("not connected: ")  # started; no OpenCode at that URL
         prompt = {
             "session_id": HOOK_AGENT,
             "cwd": str(project),
@@ -485,23 +491,19 @@ def test_headless_lists_a_hook_agents_session(tmp_path: Path) -> None:
         hook = subprocess.run(
             [sys.executable, "-m", "todo_ls", "hook", "--host", "claude-code"],
             input=json.dumps(prompt),
-            env=env,
+            env=state_env,
             capture_output=True,
             text=True,
             timeout=30,
         )
         assert (hook.returncode, hook.stderr) == (0, "")
         # The plan's 2 open items (the asked one counts): listed as the editor lists it.
-        assert next_line(f"{HOOK_AGENT} ") == f"{HOOK_AGENT} working · 2 open"
-        proc.send_signal(signal.SIGTERM)
-        assert proc.wait(timeout=20) == 0
+        line = supervising.next_line(f"{HOOK_AGENT} ")
+        assert line == f"{HOOK_AGENT} working · 2 open"
+        supervising.proc.send_signal(signal.SIGTERM)
+        assert supervising.proc.wait(timeout=20) == 0
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        reader.join(timeout=5)
-        if proc.stdout:
-            proc.stdout.close()
+        supervising.close()
 
 
 def test_a_bad_value_from_the_project_file_is_named_with_the_file(
