@@ -33,6 +33,14 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from lsprotocol import types
 
+from todo_ls.payloads import (
+    EditResult,
+    NudgeResult,
+    SessionChange,
+    SessionItem,
+    SessionsResult,
+    SupervisorStatus,
+)
 from todo_ls.supervisor.clock import Clock, SystemClock
 
 if TYPE_CHECKING:  # these load on `initialized`, after the `initialize` answer
@@ -166,7 +174,7 @@ class Supervision:
 
     # --- status -----------------------------------------------------------------------------
 
-    def status(self, folder: str | None = None) -> dict[str, Any]:
+    def status(self, folder: str | None = None) -> SupervisorStatus:
         """The `supervisor` part of `todoLs/status` (camelCase wire shape): every source's
         sessions; of one workspace folder (its `key`) or, without one, of every folder."""
         if self._runtime is None:
@@ -201,7 +209,7 @@ class Supervision:
             return aggregate_state(seen)
         return DISCONNECTED if disconnected else None
 
-    def session_items(self, folder: str | None = None) -> list[dict[str, Any]]:
+    def session_items(self, folder: str | None = None) -> list[SessionItem]:
         """The items of the listed sessions' own todo lists, for `todoLs.list`."""
         return [
             item
@@ -228,7 +236,7 @@ class Supervision:
 
     # --- commands ---------------------------------------------------------------------------
 
-    async def nudge(self, session_id: str | None, folder: str | None = None) -> dict[str, Any]:
+    async def nudge(self, session_id: str | None, folder: str | None = None) -> NudgeResult:
         """`todoLs.nudge`: the owner of `session_id`, or every source (of `folder`)."""
         from todo_ls.supervisor.session_source import NO_SESSION, NOT_SUPERVISED
 
@@ -242,7 +250,7 @@ class Supervision:
                     "skipped": [{"sessionID": session_id, "reason": NOT_SUPERVISED}],
                 }
             return await owner.nudge(session_id, folder)
-        result: dict[str, Any] = {"sent": [], "skipped": []}
+        result: NudgeResult = {"sent": [], "skipped": []}
         for source in self._sources:
             answer = await source.nudge(None, folder)
             result["sent"] += answer["sent"]
@@ -251,11 +259,11 @@ class Supervision:
             result["skipped"].append({"sessionID": None, "reason": NO_SESSION})
         return result
 
-    async def pause(self, session_id: str | None, folder: str | None = None) -> dict[str, Any]:
+    async def pause(self, session_id: str | None, folder: str | None = None) -> SessionsResult:
         """`todoLs.pause` of one session or (None) every session of `folder` / the workspace."""
         return self._each_owner(session_id, folder, lambda source: source.pause)
 
-    async def resume(self, session_id: str | None, folder: str | None = None) -> dict[str, Any]:
+    async def resume(self, session_id: str | None, folder: str | None = None) -> SessionsResult:
         """`todoLs.resume` of one session or (None) every session of `folder` / the workspace."""
         return self._each_owner(session_id, folder, lambda source: source.resume)
 
@@ -263,8 +271,8 @@ class Supervision:
         self,
         session_id: str | None,
         folder: str | None,
-        command: Callable[[SessionSource], Callable[[str | None, str | None], dict[str, Any]]],
-    ) -> dict[str, Any]:
+        command: Callable[[SessionSource], Callable[[str | None, str | None], SessionsResult]],
+    ) -> SessionsResult:
         """Pause or resume: the session's owner, or every source; `{sessions}` of them all."""
         if self._runtime is None:
             return {"sessions": [], "reason": NOT_RUNNING}
@@ -273,13 +281,13 @@ class Supervision:
         else:
             owner = self._owner(session_id)
             targets = [] if owner is None else [owner]
-        sessions: list[dict[str, Any]] = []
+        sessions: list[SessionChange] = []
         for source in targets:
             sessions += command(source)(session_id, folder)["sessions"]
         self._changed()
         return {"sessions": sessions}
 
-    def toggle_todo(self, session_id: str, index: int, content: str | None) -> dict[str, Any]:
+    def toggle_todo(self, session_id: str, index: int, content: str | None) -> EditResult:
         """`todoLs.toggle {sessionID, index}`: flip an item of the session's own list between
         completed and pending in the store. The session's source refuses items of a list the
         agent keeps (session_source.py, `read_only`); a session no source lists (a list the

@@ -13,8 +13,8 @@ Pure: no store, no host, no clock.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
+from todo_ls.payloads import SessionStatus, SessionTodos
 from todo_ls.supervisor.policy import SessionState
 
 # How the parts of a detail are joined for a person (`1 tool · quiet 4s`).
@@ -28,7 +28,7 @@ class TodoCount:
     open: int
     total: int
 
-    def to_wire(self) -> dict[str, int]:
+    def to_wire(self) -> SessionTodos:
         return {"open": self.open, "total": self.total}
 
 
@@ -66,9 +66,9 @@ class SupervisedSession:
     paused_reason: str | None
     todos: TodoCount | None  # None: the session keeps no list of its own
 
-    def to_wire(self) -> dict[str, Any]:
+    def to_wire(self) -> SessionStatus:
         """The status payload's session entry (camelCase); `todos` only when it has a list."""
-        entry: dict[str, Any] = {
+        entry: SessionStatus = {
             "id": self.id,
             "host": self.host,
             "title": self.title,
