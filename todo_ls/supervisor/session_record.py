@@ -3,9 +3,8 @@ source watches it (the OpenCode runtime, the hook hosts' sessions in the store).
 
 The status (`todoLs/status`, `todoLs.list`), the code lens, the commands' answers and
 `todo-ls supervise` all read these records; `SupervisedSession.to_wire` is the only place the
-session entry of the status payload is written (camelCase; docs/status-and-commands.md). The
-VS Code client declares the same entry as `SessionStatus` in editors/vscode/src/status.ts, and
-tests/unit/test_session_record_contract.py fails when the two differ.
+session entry of the status payload is written, as the `SessionStatus` that todo_ls/payloads.py
+declares (and the clients declare alike; docs/status-and-commands.md).
 
 Pure: no store, no host, no clock.
 """
