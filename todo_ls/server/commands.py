@@ -1,4 +1,5 @@
-"""`workspace/executeCommand` handlers: every command takes one JSON object and returns one.
+"""`workspace/executeCommand` handlers: every command takes one JSON object and returns one,
+the type `todo_ls.payloads` declares for it (`ANSWERS`; docs/status-and-commands.md).
 
 Malformed arguments raise `JsonRpcInvalidParams`; a well-formed request that cannot be done
 (unknown or unsubscribed file, a line that is not an item, a line changed since it was read)
