@@ -6,7 +6,8 @@
 # scripts/test.sh --quick [PYTEST ARGS]: the developer loop. It sets up .venv and the compiled
 # scanner only (no editors, OpenCode or agents to install), runs lint and types, then every test
 # that needs no install: unit, LSP, and the host, reliability and MCP tests that run against the
-# fake 2.x server or none (no real OpenCode, editor or agent). CI runs the full suite (no --quick).
+# fake 2.x server or none (no real OpenCode, editor or agent), then the benchmarks' smoke tests
+# (tests/bench) on their own. CI runs the full suite (no --quick).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export TODO_LS_CACHE="${TODO_LS_CACHE:-$HOME/.cache/todo-ls}"
@@ -41,8 +42,15 @@ echo "== tests"
 if [ "$quick" = 1 ]; then
   # The markers keep out what needs an install; further arguments go to pytest (e.g. -k toggle).
   # TODO_LS_TEST_WORKERS: pytest-xdist workers (0: one process, as CI runs the full suite).
-  exec .venv/bin/python -m pytest -p no:cacheprovider -n "${TODO_LS_TEST_WORKERS:-4}" \
+  .venv/bin/python -m pytest -p no:cacheprovider -n "${TODO_LS_TEST_WORKERS:-4}" \
     -m "not opencode and not editor and not agents and not kilo" \
     tests/unit tests/lsp tests/hosts tests/reliability tests/mcp "$@"
+  # The benchmark scripts at tiny sizes (tests/bench): each starts its own servers, so they run
+  # after the rest, in one process. A narrowed run (with pytest arguments) leaves them out.
+  if [ $# -eq 0 ]; then
+    echo "== benchmark smoke tests"
+    exec .venv/bin/python -m pytest -p no:cacheprovider -n 0 tests/bench
+  fi
+  exit 0
 fi
 .venv/bin/python -m pytest -p no:cacheprovider "$@"

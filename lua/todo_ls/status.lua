@@ -68,7 +68,7 @@ end
 
 --- Handler of `todoLs/status` (and of the client's exit, with `payload == nil`).
 ---@param client_id integer
----@param payload table?
+---@param payload todo_ls.StatusPayload?
 function M.on_status(client_id, payload)
   if not payload then
     statuses[client_id], subscribed[client_id], latest_workspace[client_id] = nil, nil, nil
@@ -184,7 +184,7 @@ end
 
 --- `ses_… working · 1 tool · 3/7 todos · paused: no-progress · claude-code "title"`: one
 --- session entry of a status, naming its host and the progress of its own todo list.
----@param session table
+---@param session todo_ls.SessionStatus
 ---@return string
 function M.session_line(session)
   local parts = { ('%s %s'):format(session.id, session.state) }
@@ -207,7 +207,7 @@ end
 
 --- `opencode-v1 1.18.33 http://127.0.0.1:4096 connected`: the supervisor's host in one line
 --- (before detection succeeds its kind is the setting's `auto`: called OpenCode).
----@param host table the `supervisor.host` of a status
+---@param host todo_ls.HostStatus
 ---@return string
 function M.host_line(host)
   local kind = host.kind == 'auto' and 'OpenCode' or host.kind
@@ -220,7 +220,7 @@ end
 --- Why the supervisor cannot watch its host, when the panel should say so (|todo_ls-panel|):
 --- a failed connection to a server the user named or todo-ls had found; with nothing found by
 --- discovery, only while no session is listed (hook agents alone need no OpenCode).
----@param supervisor? table the `supervisor` of a status
+---@param supervisor? todo_ls.SupervisorStatus
 ---@return string? line `OpenCode http://127.0.0.1:9 disconnected: <why>`
 function M.host_problem(supervisor)
   supervisor = value(supervisor)

@@ -36,7 +36,7 @@ end
 --- `subscribed PLAN.md (2 subscribed)`: the answer to `todoLs.subscribe` / `todoLs.unsubscribe`.
 ---@param subscribe boolean
 ---@param uri string
----@param result table
+---@param result todo_ls.FilesResult
 ---@return string
 function M.subscription(subscribe, uri, result)
   local name = vim.fn.fnamemodify(vim.uri_to_fname(uri), ':~:.')
@@ -47,7 +47,7 @@ end
 ---@param session_id string
 ---@param index integer 0-based
 ---@param content? string
----@param result table
+---@param result todo_ls.EditResult
 ---@return string, integer
 function M.session_toggled(session_id, index, content, result)
   if result.applied then
@@ -57,7 +57,7 @@ function M.session_toggled(session_id, index, content, result)
 end
 
 --- The answer to `todoLs.refresh`.
----@param result table
+---@param result todo_ls.RefreshResult
 ---@return string
 function M.refreshed(result)
   return ('re-read %d subscribed file(s)'):format(value(result.files) or 0)
@@ -89,7 +89,7 @@ end
 
 --- The answer to `todoLs.nudge`, `todoLs.pause` or `todoLs.resume`: which sessions, or why none.
 ---@param action 'nudge'|'pause'|'resume'
----@param result table
+---@param result todo_ls.NudgeResult|todo_ls.SessionsResult
 ---@return string
 function M.supervisor(action, result)
   if action == 'nudge' then
@@ -103,7 +103,7 @@ local STATUS_MARKS = { completed = '[x]', in_progress = '[/]', cancelled = '[~]'
 --- The entries of a `todoLs.list` result: file items for the quickfix list (each opened by its
 --- own `uri`, whichever workspace folder holds it) and the items of the agent sessions' own
 --- todo lists for a location list (`user_data` keeps what `toggle_session` needs).
----@param result table
+---@param result todo_ls.ListResult
 ---@return table[] files, table[] sessions
 function M.list_entries(result)
   local files, sessions = {}, {}

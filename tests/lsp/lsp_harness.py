@@ -9,7 +9,9 @@ applyEdit, dynamic file-watcher registration); `capabilities` builds a variant f
 
 Every server message must be handled: a `window/showMessage` the test did not take
 (`Editor.take_messages`) and a refresh request the client did not advertise fail the test at
-teardown (`Editor.unhandled`, checked in conftest.py).
+teardown (`Editor.unhandled`, checked in conftest.py). Every `todoLs/status` and command answer
+must be as todo_ls/payloads.py declares it (wire_check.py): a status that is not fails the test
+at teardown, an answer that is not fails the `Editor.command` that got it.
 """
 
 from __future__ import annotations
@@ -27,6 +29,9 @@ from lsprotocol import types
 from pygls.protocol import default_converter
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
+from wire_check import plain, problems
+
+from todo_ls.payloads import ANSWERS, StatusPayload
 
 SERVER = [sys.executable, "-m", "todo_ls"]
 TIMEOUT = 10.0
@@ -300,6 +305,7 @@ class Editor:
         self.applied: list[types.ApplyWorkspaceEditParams] = []
         self.refreshes: list[str] = []  # server→client refresh requests, by method
         self.unexpected: list[str] = []  # requests the client never said it takes
+        self.undeclared: list[str] = []  # how statuses differed from their declaration
         self.encoding = "utf-16"
         self.server_capabilities = types.ServerCapabilities()
         # Applied edits reach the server as incremental changes (as VS Code and Neovim send
@@ -331,13 +337,15 @@ class Editor:
     def unhandled(self) -> list[str]:
         """What the server sent that nothing handled (forgotten once returned): showMessages
         no test took, requests the client never advertised, any `window/showDocument` (which
-        pytest-lsp answers silently and todo-ls never sends)."""
+        pytest-lsp answers silently and todo-ls never sends), statuses not as declared."""
         found = [
             *self.unexpected,
+            *(f"todoLs/status not as declared: {problem}" for problem in self.undeclared),
             *(f"window/showMessage {m.type.name}: {m.message!r}" for m in self.client.messages),
             *(f"window/showDocument {d.uri}" for d in self.client.shown_documents),
         ]
         self.unexpected.clear()
+        self.undeclared.clear()
         self.client.messages.clear()
         self.client.shown_documents.clear()
         return found
@@ -454,6 +462,7 @@ class Editor:
         return True
 
     def notify_status(self, params: Any) -> None:
+        self.undeclared += problems(plain(params), StatusPayload)
         self.statuses.append(params)
         self._changed.set()
 
@@ -471,12 +480,16 @@ class Editor:
         return await asyncio.wait_for(wait(), TIMEOUT)
 
     async def command(self, name: str, *arguments: Any) -> Any:
-        return await asyncio.wait_for(
+        """The server's answer to command `name`, checked against its declared type."""
+        answer = await asyncio.wait_for(
             self.client.workspace_execute_command_async(
                 types.ExecuteCommandParams(command=name, arguments=list(arguments))
             ),
             TIMEOUT,
         )
+        undeclared = problems(plain(answer), ANSWERS[name])
+        assert not undeclared, f"the answer to {name} is not as declared: {undeclared}"
+        return answer
 
     async def inlay_hints(self, uri: str, first: int, last: int) -> list[types.InlayHint]:
         """The hints of lines `first` to `last`."""

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from todo_ls.payloads import SessionTodos
+
 
 @dataclass(frozen=True)
 class TodoCount:
@@ -13,6 +15,6 @@ class TodoCount:
     open: int
     total: int
 
-    def to_wire(self) -> dict[str, int]:
+    def to_wire(self) -> SessionTodos:
         """The status entry's `todos` object."""
         return {"open": self.open, "total": self.total}

@@ -17,6 +17,7 @@ from lsprotocol import types
 
 from todo_ls import checklist  # its functions load on first use
 from todo_ls.checklist import STATES, StateRegistry, TaskItem
+from todo_ls.payloads import SUBSCRIBE
 from todo_ls.server.core import TodoLanguageServer
 from todo_ls.server.edits import workspace_edit
 from todo_ls.server.positions import Encoding
@@ -114,7 +115,7 @@ def subscribe_action(uri: str) -> types.CodeAction:
         title="Subscribe this file",
         kind=QUICK_FIX,
         command=types.Command(
-            title="Subscribe this file", command="todoLs.subscribe", arguments=[{"uri": uri}]
+            title="Subscribe this file", command=SUBSCRIBE, arguments=[{"uri": uri}]
         ),
     )
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from lsprotocol import types
 
 from todo_ls.checklist import Progress
+from todo_ls.payloads import NUDGE, PAUSE, REFRESH, RESUME
 from todo_ls.server.core import TodoLanguageServer
 from todo_ls.workspace import uri_to_path
 
@@ -31,15 +32,15 @@ def file_lenses(
     supervised and not paused, `Resume` while one is paused (both only when the folder has
     sessions of each kind)."""
     entries: list[tuple[str, str, dict[str, str]]] = [
-        (lens_title(progress, state_word), "todoLs.refresh", {})
+        (lens_title(progress, state_word), REFRESH, {})
     ]
     if supervisor_enabled:
         scoped = {"workspace": workspace}
-        entries.append(("Nudge now", "todoLs.nudge", scoped))
+        entries.append(("Nudge now", NUDGE, scoped))
         if any(state != "paused" for state in session_states):
-            entries.append(("Pause", "todoLs.pause", scoped))
+            entries.append(("Pause", PAUSE, scoped))
         if "paused" in session_states:
-            entries.append(("Resume", "todoLs.resume", scoped))
+            entries.append(("Resume", RESUME, scoped))
     return [
         types.CodeLens(
             range=_TOP, command=types.Command(title=title, command=command, arguments=[argument])

@@ -1,4 +1,5 @@
-"""`workspace/executeCommand` handlers: every command takes one JSON object and returns one.
+"""`workspace/executeCommand` handlers: every command takes one JSON object and returns one,
+the type `todo_ls.payloads` declares for it (`ANSWERS`; docs/status-and-commands.md).
 
 Malformed arguments raise `JsonRpcInvalidParams`; a well-formed request that cannot be done
 (unknown or unsubscribed file, a line that is not an item, a line changed since it was read)
@@ -8,17 +9,38 @@ answers `{applied: false, reason}`.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any
+from typing import Any, TypeVar
 
-from pygls.exceptions import JsonRpcInvalidParams
+from pygls.exceptions import JsonRpcInvalidParams, JsonRpcServerNotInitialized
 
 from todo_ls import checklist  # its functions load on first use
 from todo_ls.checklist import STATES
 from todo_ls.path_checks import target_problem
+from todo_ls.payloads import (
+    LIST,
+    NUDGE,
+    PAUSE,
+    REFRESH,
+    RESUME,
+    SET_STATE,
+    SUBSCRIBE,
+    TOGGLE,
+    UNSUBSCRIBE,
+    EditResult,
+    FilesResult,
+    ListResult,
+    NudgeResult,
+    OpenItem,
+    RefreshResult,
+    SessionItem,
+    SessionsResult,
+)
 from todo_ls.server.core import TodoLanguageServer
 from todo_ls.server.edits import apply_marker_edits
 from todo_ls.server.status import file_open_items, open_items_page, status_payload
 from todo_ls.workspace import Folder, SubscriptionError, path_to_uri, uri_to_path
+
+_Answer = TypeVar("_Answer")
 
 
 def _invalid(message: str) -> JsonRpcInvalidParams:
@@ -72,11 +94,11 @@ LIST_LIMIT = 1000  # items of one `todoLs.list` answer unless it asks for anothe
 
 def _count_field(obj: Mapping[str, Any], name: str, default: int, minimum: int) -> int:
     """An optional whole-number argument of `todoLs.list` (`offset`, `limit`)."""
-    value: int | None = field_of("todoLs.list", obj, name, int, optional=True)
+    value: int | None = field_of(LIST, obj, name, int, optional=True)
     if value is None:
         return default
     if value < minimum:
-        raise _invalid(f"todoLs.list: `{name}` must be >= {minimum}")
+        raise _invalid(f"{LIST}: `{name}` must be >= {minimum}")
     return value
 
 
@@ -89,7 +111,7 @@ def _line(command: str, obj: Mapping[str, Any]) -> int:
 
 async def set_item_state(
     ls: TodoLanguageServer, uri: str, line: int, state: str | None, text: str | None = None
-) -> dict[str, Any]:
+) -> EditResult:
     """Put the item the client named into `state` (None: toggle).
 
     The item is the one at `line` holding `text`, or the one item with that text wherever it
@@ -116,7 +138,7 @@ async def set_item_state(
     target = state or checklist.toggle_state(item)
     edits = checklist.set_state_edits(current.checklist, [item.index], target, ls.registry)
     applied, reason = await apply_marker_edits(ls, current, edits)
-    result: dict[str, Any] = {"applied": applied, "state": target if applied else item.state}
+    result: EditResult = {"applied": applied, "state": target if applied else item.state}
     if item.line != line:
         result["line"] = item.line
     if reason:
@@ -124,7 +146,7 @@ async def set_item_state(
     return result
 
 
-def _subscription_result(ls: TodoLanguageServer) -> dict[str, Any]:
+def _subscription_result(ls: TodoLanguageServer) -> FilesResult:
     index = ls.workspace_index
     files = []
     for _, path in index.all_subscribed():
@@ -133,37 +155,37 @@ def _subscription_result(ls: TodoLanguageServer) -> dict[str, Any]:
 
 
 def register(server: TodoLanguageServer) -> None:
-    @server.command("todoLs.toggle")
-    async def toggle(ls: TodoLanguageServer, *args: Any) -> dict[str, Any]:
-        obj = one_object("todoLs.toggle", args)
+    @server.command(TOGGLE)
+    async def toggle(ls: TodoLanguageServer, *args: Any) -> EditResult:
+        obj = one_object(TOGGLE, args)
         if "sessionID" in obj:
-            session = field_of("todoLs.toggle", obj, "sessionID", str)
-            index: int = field_of("todoLs.toggle", obj, "index", int)
-            content: str | None = field_of("todoLs.toggle", obj, "content", str, optional=True)
+            session = field_of(TOGGLE, obj, "sessionID", str)
+            index: int = field_of(TOGGLE, obj, "index", int)
+            content: str | None = field_of(TOGGLE, obj, "content", str, optional=True)
             return ls.supervision.toggle_todo(session, index, content)
-        uri = uri_of("todoLs.toggle", obj)
-        text: str | None = field_of("todoLs.toggle", obj, "text", str, optional=True)
-        return await set_item_state(ls, uri, _line("todoLs.toggle", obj), None, text)
+        uri = uri_of(TOGGLE, obj)
+        text: str | None = field_of(TOGGLE, obj, "text", str, optional=True)
+        return await set_item_state(ls, uri, _line(TOGGLE, obj), None, text)
 
-    @server.command("todoLs.setState")
-    async def set_state(ls: TodoLanguageServer, *args: Any) -> dict[str, Any]:
-        obj = one_object("todoLs.setState", args)
-        uri = uri_of("todoLs.setState", obj)
-        state = field_of("todoLs.setState", obj, "state", str)
+    @server.command(SET_STATE)
+    async def set_state(ls: TodoLanguageServer, *args: Any) -> EditResult:
+        obj = one_object(SET_STATE, args)
+        uri = uri_of(SET_STATE, obj)
+        state = field_of(SET_STATE, obj, "state", str)
         if state not in STATES:
-            raise _invalid(f"todoLs.setState: unknown state {state!r}; one of {list(STATES)}")
-        text: str | None = field_of("todoLs.setState", obj, "text", str, optional=True)
-        return await set_item_state(ls, uri, _line("todoLs.setState", obj), state, text)
+            raise _invalid(f"{SET_STATE}: unknown state {state!r}; one of {list(STATES)}")
+        text: str | None = field_of(SET_STATE, obj, "text", str, optional=True)
+        return await set_item_state(ls, uri, _line(SET_STATE, obj), state, text)
 
     def change_subscription(
         ls: TodoLanguageServer, command: str, args: tuple[Any, ...]
-    ) -> dict[str, Any]:
+    ) -> FilesResult:
         obj = one_object(command, args)
         target = uri_of(command, obj)
         index = ls.workspace_index
         try:
             path = index.resolve_target(target)
-            if command == "todoLs.subscribe":
+            if command == SUBSCRIBE:
                 index.subscribe(path)
             else:
                 index.unsubscribe(path)
@@ -172,38 +194,41 @@ def register(server: TodoLanguageServer) -> None:
         ls.subscriptions_changed()
         return _subscription_result(ls)
 
-    @server.command("todoLs.subscribe")
-    def subscribe(ls: TodoLanguageServer, *args: Any) -> dict[str, Any]:
-        return change_subscription(ls, "todoLs.subscribe", args)
+    @server.command(SUBSCRIBE)
+    def subscribe(ls: TodoLanguageServer, *args: Any) -> FilesResult:
+        return change_subscription(ls, SUBSCRIBE, args)
 
-    @server.command("todoLs.unsubscribe")
-    def unsubscribe(ls: TodoLanguageServer, *args: Any) -> dict[str, Any]:
-        return change_subscription(ls, "todoLs.unsubscribe", args)
+    @server.command(UNSUBSCRIBE)
+    def unsubscribe(ls: TodoLanguageServer, *args: Any) -> FilesResult:
+        return change_subscription(ls, UNSUBSCRIBE, args)
 
-    @server.command("todoLs.list")
-    def list_items(ls: TodoLanguageServer, *args: Any) -> dict[str, Any]:
-        obj = one_object("todoLs.list", args, required=False)
-        folder = _workspace(ls, "todoLs.list", obj)
-        uri: str | None = field_of("todoLs.list", obj, "uri", str, optional=True)
+    @server.command(LIST)
+    def list_items(ls: TodoLanguageServer, *args: Any) -> ListResult:
+        obj = one_object(LIST, args, required=False)
+        if not ls.workspace_index.folders:  # its payload names a folder: none before `initialize`
+            raise JsonRpcServerNotInitialized()
+        folder = _workspace(ls, LIST, obj)
+        uri: str | None = field_of(LIST, obj, "uri", str, optional=True)
         offset = _count_field(obj, "offset", 0, minimum=0)
         limit = _count_field(obj, "limit", LIST_LIMIT, minimum=1)
+        items: list[OpenItem | SessionItem]
         if uri is not None:
             path = uri_to_path(uri)
             listed = file_open_items(ls, path) if path is not None else []
-            items, total = listed[offset : offset + limit], len(listed)
+            items, total = [*listed[offset : offset + limit]], len(listed)
         else:
             key = folder.key if folder is not None else None
-            items, total = open_items_page(ls, folder, offset, limit)
+            files, total = open_items_page(ls, folder, offset, limit)
             sessions = ls.supervision.session_items(key)
             start = max(0, offset - total)
-            items += sessions[start : start + limit - len(items)]
+            items = [*files, *sessions[start : start + limit - len(files)]]
             total += len(sessions)
         # The payload after the items: a file read for them counts as it is now.
         return {**status_payload(ls, folder), "items": items, "itemsTotal": total}
 
-    @server.command("todoLs.refresh")
-    def refresh(ls: TodoLanguageServer, *args: Any) -> dict[str, Any]:
-        one_object("todoLs.refresh", args, required=False)
+    @server.command(REFRESH)
+    def refresh(ls: TodoLanguageServer, *args: Any) -> RefreshResult:
+        one_object(REFRESH, args, required=False)
         index = ls.workspace_index
         index.reload_overrides()
         index.invalidate_globs()
@@ -223,32 +248,31 @@ def register(server: TodoLanguageServer) -> None:
         folder = _workspace(ls, command, obj)
         return session, folder.key if folder is not None else None
 
-    @server.command("todoLs.nudge")
-    async def nudge(ls: TodoLanguageServer, *args: Any) -> dict[str, Any]:
-        session, folder = session_args(ls, "todoLs.nudge", args)
-        return await _stored(
-            ls.supervision.nudge(session, folder),
-            lambda why: {"sent": [], "skipped": [{"sessionID": session, "reason": why}]},
-        )
+    @server.command(NUDGE)
+    async def nudge(ls: TodoLanguageServer, *args: Any) -> NudgeResult:
+        session, folder = session_args(ls, NUDGE, args)
 
-    @server.command("todoLs.pause")
-    async def pause(ls: TodoLanguageServer, *args: Any) -> dict[str, Any]:
-        answer = ls.supervision.pause(*session_args(ls, "todoLs.pause", args))
+        def refused(why: str) -> NudgeResult:
+            return {"sent": [], "skipped": [{"sessionID": session, "reason": why}]}
+
+        return await _stored(ls.supervision.nudge(session, folder), refused)
+
+    @server.command(PAUSE)
+    async def pause(ls: TodoLanguageServer, *args: Any) -> SessionsResult:
+        answer = ls.supervision.pause(*session_args(ls, PAUSE, args))
         return await _stored(answer, _no_sessions)
 
-    @server.command("todoLs.resume")
-    async def resume(ls: TodoLanguageServer, *args: Any) -> dict[str, Any]:
-        answer = ls.supervision.resume(*session_args(ls, "todoLs.resume", args))
+    @server.command(RESUME)
+    async def resume(ls: TodoLanguageServer, *args: Any) -> SessionsResult:
+        answer = ls.supervision.resume(*session_args(ls, RESUME, args))
         return await _stored(answer, _no_sessions)
 
 
-def _no_sessions(why: str) -> dict[str, Any]:
+def _no_sessions(why: str) -> SessionsResult:
     return {"sessions": [], "reason": why}
 
 
-async def _stored(
-    answer: Awaitable[dict[str, Any]], refused: Callable[[str], dict[str, Any]]
-) -> dict[str, Any]:
+async def _stored(answer: Awaitable[_Answer], refused: Callable[[str], _Answer]) -> _Answer:
     """The command's answer; when the state store could not take its write (held by another
     process, damaged: docs/store.md), `refused(reason)`, so the user knows it was not done and
     can try again, rather than an internal error."""

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 
 from todo_ls import checklist  # its functions load on first use
+from todo_ls.payloads import FOLD_DONE, FoldDoneResult
 from todo_ls.server.commands import one_object, uri_of
 from todo_ls.server.core import TodoLanguageServer
 from todo_ls.server.document_cache import DocumentCache
@@ -115,10 +116,10 @@ def register(server: TodoLanguageServer) -> None:
             cache.put(uri, cached, 3 * len(text))  # the parts: about twice the JSON
         return cached[1]
 
-    @server.command("todoLs.foldDone")
-    async def fold_done(ls: TodoLanguageServer, *args: Any) -> dict[str, Any]:
-        obj = one_object("todoLs.foldDone", args)
-        uri: str = uri_of("todoLs.foldDone", obj)
+    @server.command(FOLD_DONE)
+    async def fold_done(ls: TodoLanguageServer, *args: Any) -> FoldDoneResult:
+        obj = one_object(FOLD_DONE, args)
+        uri: str = uri_of(FOLD_DONE, obj)
         await ls.configuration.ready()
         state = subscribed_state(ls, uri)
         runs = checklist.closed_runs(state.checklist, state.lines) if state is not None else []

@@ -12,16 +12,15 @@ import asyncio
 import json
 import time
 from pathlib import Path
-from typing import Any
 
 from todo_ls.checklist import FileItem, Progress
 from todo_ls.core.clock import Clock, SystemClock, Timer
+from todo_ls.payloads import STATUS_NOTIFICATION, FileStatus, OpenItem, StatusPayload
 from todo_ls.server.core import TodoLanguageServer
 from todo_ls.server.wire import RawJson, raw_protocol
 from todo_ls.workspace import FileState, Folder
 from todo_ls.workspace_counts import FileSummary, summed, top_files
 
-METHOD = "todoLs/status"
 MIN_INTERVAL = 0.1
 # A rebuild that took t seconds waits COST_FACTOR * t before the next one (when that is more
 # than MIN_INTERVAL): the status never takes more than 1/COST_FACTOR of a CPU. Only large
@@ -40,8 +39,8 @@ def status_text(progress: Progress, state_word: str | None) -> str:
     return f"{text} · {state_word}" if state_word else text
 
 
-def _file_entry(summary: FileSummary) -> dict[str, Any]:
-    entry: dict[str, Any] = {
+def _file_entry(summary: FileSummary) -> FileStatus:
+    entry: FileStatus = {
         "uri": summary.uri,
         "open": summary.open,
         "total": summary.total,
@@ -56,9 +55,10 @@ def _folders(ls: TodoLanguageServer, folder: Folder | None) -> list[Folder]:
     return [folder] if folder is not None else ls.workspace_index.folders
 
 
-def status_payload(ls: TodoLanguageServer, folder: Folder | None) -> dict[str, Any]:
+def status_payload(ls: TodoLanguageServer, folder: Folder | None) -> StatusPayload:
     """The `todoLs/status` payload of one workspace folder, camelCase. `folder` None sums up
-    every folder (`todoLs.list` without a `workspace`), naming the first as `workspace`.
+    every folder (`todoLs.list` without a `workspace`), naming the first as `workspace`; the
+    server has a folder from `initialize` on (the client's, its root or the current directory).
 
     Read off the folders' counts, which each change adjusts by its delta, so its cost and size
     do not grow with the workspace: `files` holds at most `FILES_LIMIT` entries (the files
@@ -67,11 +67,9 @@ def status_payload(ls: TodoLanguageServer, folder: Folder | None) -> dict[str, A
     counts = [index.counts(f) for f in _folders(ls, folder)]
     progress = summed(counts)
     files = top_files(counts, FILES_LIMIT, index.open_paths())
-    folders = index.folders
-    named = folder or (folders[0] if folders else None)
     key = folder.key if folder is not None else None
     return {
-        "workspace": named.uri if named else None,
+        "workspace": (folder or index.folders[0]).uri,
         "open": progress.open,
         "done": progress.done,
         "canceled": progress.canceled,
@@ -83,7 +81,7 @@ def status_payload(ls: TodoLanguageServer, folder: Folder | None) -> dict[str, A
     }
 
 
-def _item_entry(state: FileState, item: FileItem) -> dict[str, Any]:
+def _item_entry(state: FileState, item: FileItem) -> OpenItem:
     return {
         "uri": state.uri,
         "path": item.path,
@@ -94,7 +92,7 @@ def _item_entry(state: FileState, item: FileItem) -> dict[str, Any]:
     }
 
 
-def file_open_items(ls: TodoLanguageServer, path: Path) -> list[dict[str, Any]]:
+def file_open_items(ls: TodoLanguageServer, path: Path) -> list[OpenItem]:
     """The open items of one subscribed file (none for a file that is not), fresh from disk
     or the editor."""
     index = ls.workspace_index
@@ -107,12 +105,12 @@ def file_open_items(ls: TodoLanguageServer, path: Path) -> list[dict[str, Any]]:
 
 def open_items_page(
     ls: TodoLanguageServer, only: Folder | None, offset: int, limit: int
-) -> tuple[list[dict[str, Any]], int]:
+) -> tuple[list[OpenItem], int]:
     """Open items `offset` to `offset + limit` of the subscribed files (of folder `only`), in
     folder, file and document order, and how many there are in all. Only the files holding
     the page are read: the others are skipped by their counted number of open items."""
     index = ls.workspace_index
-    found: list[dict[str, Any]] = []
+    found: list[OpenItem] = []
     total = 0
     for folder in _folders(ls, only):
         counts = index.counts(folder)
@@ -137,7 +135,7 @@ class StatusPublisher:
     def __init__(self, ls: TodoLanguageServer, clock: Clock | None = None) -> None:
         self._ls = ls
         self._clock = clock or SystemClock()
-        self._last: dict[str, dict[str, Any]] = {}  # by workspace folder URI
+        self._last: dict[str, StatusPayload] = {}  # by workspace folder URI
         self._last_lens: object = None
         self._last_sent_at = float("-inf")
         self._next_build_at = float("-inf")
@@ -182,7 +180,9 @@ class StatusPublisher:
             if payload != self._last.get(uri):
                 self._last_sent_at = self._clock.now()
                 # Encoded here: pygls would copy the payload (an entry per file) through cattrs.
-                raw_protocol(ls.protocol).notify_raw(METHOD, RawJson(json.dumps(payload)))
+                raw_protocol(ls.protocol).notify_raw(
+                    STATUS_NOTIFICATION, RawJson(json.dumps(payload))
+                )
         self._last = payloads
         lens = _lens_view(ls, list(payloads.values()))
         if lens != self._last_lens:
@@ -191,7 +191,7 @@ class StatusPublisher:
                 ls.spawn(ls.workspace_code_lens_refresh_async(None), "code lens refresh")
 
 
-def _lens_view(ls: TodoLanguageServer, payloads: list[dict[str, Any]]) -> object:
+def _lens_view(ls: TodoLanguageServer, payloads: list[StatusPayload]) -> object:
     """What the code lenses show: a refresh only when this changed (not on every session
     detail such as `quiet 4s`), and also when the lenses are switched on or off."""
     settings = ls.settings

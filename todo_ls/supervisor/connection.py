@@ -9,11 +9,11 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any
 
 from todo_ls.core import events as ev
 from todo_ls.core.clock import Clock
 from todo_ls.hosts.base import Host, HostError
+from todo_ls.payloads import HostStatus
 from todo_ls.settings.model import SupervisorSettings
 from todo_ls.supervisor.delivery import one_line
 
@@ -95,10 +95,10 @@ class HostConnection:
             self.host.set_directories(folders)
             self._host_folders = folders
 
-    def status(self, settings: SupervisorSettings) -> dict[str, Any]:
+    def status(self, settings: SupervisorSettings) -> HostStatus:
         """The `supervisor.host` part of `todoLs/status`: the watched server."""
         host = self.host
-        found: dict[str, Any] = {
+        found: HostStatus = {
             "kind": settings.host if host is None else host.info.kind,
             "url": settings.url if host is None else host.info.url,
             "connected": self.connected,

@@ -15,10 +15,10 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from todo_ls.checklist.model import FileItem
 from todo_ls.core.clock import Clock
+from todo_ls.payloads import NudgeResult, NudgeSkip, SessionChange, SessionItem, SessionsResult
 from todo_ls.store import HookSession, Store
 from todo_ls.supervisor.policy import SessionState, aggregate_state, open_set
 from todo_ls.supervisor.session_record import SessionDetail, SupervisedSession
@@ -106,9 +106,9 @@ class HookSessions:
         """The session's list as the store mirrors it from the agent's own."""
         return combined((), self._store.session_todos(session_id))
 
-    def session_list_items(self, folder: str | None = None) -> list[dict[str, Any]]:
+    def session_list_items(self, folder: str | None = None) -> list[SessionItem]:
         """The items of each listed session's own list (of `folder`), for `todoLs.list`."""
-        found: list[dict[str, Any]] = []
+        found: list[SessionItem] = []
         for session in self.listed(folder):
             # The store mirrors the hook host's own list: only the agent changes it.
             found += session_items(
@@ -152,21 +152,21 @@ class HookSessions:
             out.append(record)
         return out
 
-    def pause(self, session_id: str | None, folder: str | None = None) -> dict[str, Any]:
+    def pause(self, session_id: str | None, folder: str | None = None) -> SessionsResult:
         """Pause one listed session, or all of them (of `folder`); the hook honours it at the
         next Stop."""
         now = self._clock.now()
-        done = []
+        done: list[SessionChange] = []
         for session in self._targets(session_id, folder):
             self._store.pause(session.session_id, "user", now)
             done.append({"id": session.session_id, "state": "paused"})
         return {"sessions": done}
 
-    def resume(self, session_id: str | None, folder: str | None = None) -> dict[str, Any]:
+    def resume(self, session_id: str | None, folder: str | None = None) -> SessionsResult:
         """Lift the pause of one listed session (or of all, of `folder`) and start a new
         episode."""
         now = self._clock.now()
-        done = []
+        done: list[SessionChange] = []
         for session in self._targets(session_id, folder):
             self._store.resume(session.session_id)
             self._store.start_episode(session.session_id, now)
@@ -181,9 +181,9 @@ class HookSessions:
         session = self._store.hook_session(session_id)
         return None if session is None else self._state(session)[0]
 
-    async def nudge(self, session_id: str | None, folder: str | None = None) -> dict[str, Any]:
+    async def nudge(self, session_id: str | None, folder: str | None = None) -> NudgeResult:
         """`todoLs.nudge`: these sessions are skipped, with the reason."""
-        skipped = [
+        skipped: list[NudgeSkip] = [
             {"sessionID": s.session_id, "reason": NOT_PROMPTABLE.format(host=s.host)}
             for s in self._targets(session_id, folder)
         ]

@@ -19,11 +19,19 @@ import os
 import socket
 import uuid
 from collections.abc import Awaitable, Callable, Iterable
-from typing import Any, Literal
+from typing import Literal
 
 from todo_ls.core import events as ev
 from todo_ls.core.clock import Clock
 from todo_ls.hosts.base import Capability, Host, HostError
+from todo_ls.payloads import (
+    HostStatus,
+    NudgeResult,
+    NudgeSkip,
+    SessionItem,
+    SessionsResult,
+    SupervisorStatus,
+)
 from todo_ls.settings.model import SupervisorSettings
 from todo_ls.store import Store
 from todo_ls.supervisor import skips
@@ -376,11 +384,11 @@ class Runtime:
             return [session_id]
         return [sid for sid, _ in listed(self._records, folder)]
 
-    async def nudge(self, session_id: str | None, folder: str | None = None) -> dict[str, Any]:
+    async def nudge(self, session_id: str | None, folder: str | None = None) -> NudgeResult:
         """The `todoLs.nudge` command: nudge now (still claims, skips working / waiting);
         without a session, every supervised session (of `folder` when given)."""
         sent: list[str] = []
-        skipped: list[dict[str, Any]] = []
+        skipped: list[NudgeSkip] = []
         for sid in self._targets(session_id, folder):
             record = self._records.get(sid)
             if record is None or not self.scope.in_scope(sid):
@@ -397,7 +405,7 @@ class Runtime:
                 skipped.append({"sessionID": sid, "reason": why})
         return {"sent": sent, "skipped": skipped}
 
-    def pause(self, session_id: str | None, folder: str | None = None) -> dict[str, Any]:
+    def pause(self, session_id: str | None, folder: str | None = None) -> SessionsResult:
         """The `todoLs.pause` command (persisted: every todo-ls process honours it)."""
         now = self._clock.now()
         targets = [sid for sid in self._targets(session_id, folder) if self.scope.in_scope(sid)]
@@ -406,7 +414,7 @@ class Runtime:
         self._mark(targets)
         return self._session_states(targets)
 
-    def resume(self, session_id: str | None, folder: str | None = None) -> dict[str, Any]:
+    def resume(self, session_id: str | None, folder: str | None = None) -> SessionsResult:
         """The `todoLs.resume` command: lifts any pause and starts a new episode."""
         now = self._clock.now()
         targets = [sid for sid in self._targets(session_id, folder) if self.scope.in_scope(sid)]
@@ -420,9 +428,11 @@ class Runtime:
         self._mark(targets)
         return self._session_states(targets)
 
-    def _session_states(self, targets: list[str]) -> dict[str, Any]:
+    def _session_states(self, targets: list[str]) -> SessionsResult:
         found = [(sid, r.evaluation if (r := self._records.get(sid)) else None) for sid in targets]
-        return {"sessions": [{"id": sid, "state": e and e.decision.state} for sid, e in found]}
+        return {
+            "sessions": [{"id": sid, "state": e.decision.state if e else None} for sid, e in found]
+        }
 
     # --- readers: the stored evaluations ----------------------------------------------------
 
@@ -439,7 +449,7 @@ class Runtime:
             for sid, found in listed(self._records, folder)
         ]
 
-    def session_list_items(self, folder: str | None = None) -> list[dict[str, Any]]:
+    def session_list_items(self, folder: str | None = None) -> list[SessionItem]:
         """The own-list items of every listed session (of `folder`), for `todoLs.list`."""
         return [
             item
@@ -460,11 +470,11 @@ class Runtime:
         disagree with the list the agent sees: only the store's items can be toggled."""
         return only_the_agent("the agent host's") if item.source == "host" else None
 
-    def host_status(self) -> dict[str, Any]:
+    def host_status(self) -> HostStatus:
         """The `supervisor.host` part of `todoLs/status`: the watched server."""
         return self.connection.status(self.settings)
 
-    def status(self, folder: str | None = None) -> dict[str, Any]:
+    def status(self, folder: str | None = None) -> SupervisorStatus:
         """The `supervisor` part of `todoLs/status` for this runtime alone (of one workspace
         folder when given)."""
         sessions = [record.to_wire() for record in self.sessions(folder)]

@@ -25,9 +25,18 @@ import logging
 import os
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from todo_ls.core.clock import Clock, SystemClock
+from todo_ls.payloads import (
+    EditResult,
+    HostStatus,
+    NudgeResult,
+    SessionChange,
+    SessionItem,
+    SessionsResult,
+    SupervisorStatus,
+)
 
 if TYPE_CHECKING:  # these load when the service starts, after the `initialize` answer
     from todo_ls.hosts.base import Host
@@ -204,7 +213,7 @@ class SupervisorService:
 
     # --- status -----------------------------------------------------------------------------
 
-    def status(self, folder: str | None = None) -> dict[str, Any]:
+    def status(self, folder: str | None = None) -> SupervisorStatus:
         """The `supervisor` part of `todoLs/status` (camelCase wire shape): every source's
         sessions; of one workspace folder (its `key`) or, without one, of every folder."""
         if self._runtime is None:
@@ -216,7 +225,7 @@ class SupervisorService:
         sessions = [record.to_wire() for record in self.sessions(folder)]
         return {"enabled": True, "host": self._runtime.host_status(), "sessions": sessions}
 
-    def host_status(self) -> dict[str, Any] | None:
+    def host_status(self) -> HostStatus | None:
         """The `supervisor.host` part of the status: the watched server, None when stopped."""
         return None if self._runtime is None else self._runtime.host_status()
 
@@ -247,7 +256,7 @@ class SupervisorService:
             return aggregate_state(seen)
         return DISCONNECTED if disconnected else None
 
-    def session_items(self, folder: str | None = None) -> list[dict[str, Any]]:
+    def session_items(self, folder: str | None = None) -> list[SessionItem]:
         """The items of the listed sessions' own todo lists, for `todoLs.list`."""
         return [
             item
@@ -274,7 +283,7 @@ class SupervisorService:
 
     # --- commands ---------------------------------------------------------------------------
 
-    async def nudge(self, session_id: str | None, folder: str | None = None) -> dict[str, Any]:
+    async def nudge(self, session_id: str | None, folder: str | None = None) -> NudgeResult:
         """`todoLs.nudge`: the owner of `session_id`, or every source (of `folder`)."""
         from todo_ls.supervisor.session_source import NO_SESSION, NOT_SUPERVISED
 
@@ -288,7 +297,7 @@ class SupervisorService:
                     "skipped": [{"sessionID": session_id, "reason": NOT_SUPERVISED}],
                 }
             return await owner.nudge(session_id, folder)
-        result: dict[str, Any] = {"sent": [], "skipped": []}
+        result: NudgeResult = {"sent": [], "skipped": []}
         for source in self._sources:
             answer = await source.nudge(None, folder)
             result["sent"] += answer["sent"]
@@ -297,11 +306,11 @@ class SupervisorService:
             result["skipped"].append({"sessionID": None, "reason": NO_SESSION})
         return result
 
-    async def pause(self, session_id: str | None, folder: str | None = None) -> dict[str, Any]:
+    async def pause(self, session_id: str | None, folder: str | None = None) -> SessionsResult:
         """`todoLs.pause` of one session or (None) every session of `folder` / the workspace."""
         return self._each_owner(session_id, folder, lambda source: source.pause)
 
-    async def resume(self, session_id: str | None, folder: str | None = None) -> dict[str, Any]:
+    async def resume(self, session_id: str | None, folder: str | None = None) -> SessionsResult:
         """`todoLs.resume` of one session or (None) every session of `folder` / the workspace."""
         return self._each_owner(session_id, folder, lambda source: source.resume)
 
@@ -309,8 +318,8 @@ class SupervisorService:
         self,
         session_id: str | None,
         folder: str | None,
-        command: Callable[[SessionSource], Callable[[str | None, str | None], dict[str, Any]]],
-    ) -> dict[str, Any]:
+        command: Callable[[SessionSource], Callable[[str | None, str | None], SessionsResult]],
+    ) -> SessionsResult:
         """Pause or resume: the session's owner, or every source; `{sessions}` of them all."""
         if self._runtime is None:
             return {"sessions": [], "reason": NOT_RUNNING}
@@ -319,13 +328,13 @@ class SupervisorService:
         else:
             owner = self._owner(session_id)
             targets = [] if owner is None else [owner]
-        sessions: list[dict[str, Any]] = []
+        sessions: list[SessionChange] = []
         for source in targets:
             sessions += command(source)(session_id, folder)["sessions"]
         self._changed()
         return {"sessions": sessions}
 
-    def toggle_todo(self, session_id: str, index: int, content: str | None) -> dict[str, Any]:
+    def toggle_todo(self, session_id: str, index: int, content: str | None) -> EditResult:
         """`todoLs.toggle {sessionID, index}`: flip an item of the session's own list between
         completed and pending in the store. The session's source refuses items of a list the
         agent keeps (session_source.py, `read_only`); a session no source lists (a list the

@@ -3,9 +3,8 @@ source watches it (the OpenCode runtime, the hook hosts' sessions in the store).
 
 The status (`todoLs/status`, `todoLs.list`), the code lens, the commands' answers and
 `todo-ls supervise` all read these records; `SupervisedSession.to_wire` is the only place the
-session entry of the status payload is written (camelCase; docs/status-and-commands.md). The
-VS Code client declares the same entry as `SessionStatus` in editors/vscode/src/status.ts, and
-tests/unit/test_session_record_contract.py fails when the two differ.
+session entry of the status payload is written, as the `SessionStatus` that todo_ls/payloads.py
+declares (and the clients declare alike; docs/status-and-commands.md).
 
 Pure: no store, no host, no clock.
 """
@@ -13,9 +12,9 @@ Pure: no store, no host, no clock.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from todo_ls.core.counts import TodoCount
+from todo_ls.payloads import SessionStatus
 from todo_ls.supervisor.policy import SessionState
 
 # How the parts of a detail are joined for a person (`1 tool · quiet 4s`).
@@ -56,9 +55,9 @@ class SupervisedSession:
     paused_reason: str | None
     todos: TodoCount | None  # None: the session keeps no list of its own
 
-    def to_wire(self) -> dict[str, Any]:
+    def to_wire(self) -> SessionStatus:
         """The status payload's session entry (camelCase); `todos` only when it has a list."""
-        entry: dict[str, Any] = {
+        entry: SessionStatus = {
             "id": self.id,
             "host": self.host,
             "title": self.title,

@@ -14,9 +14,10 @@ Command answers keep the wire shape of docs/status-and-commands.md (`{sent, skip
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 if TYPE_CHECKING:
+    from todo_ls.payloads import NudgeResult, SessionItem, SessionsResult
     from todo_ls.supervisor.policy import SessionState
     from todo_ls.supervisor.session_record import SupervisedSession
     from todo_ls.todos.editor_list import ListedTodo
@@ -49,7 +50,7 @@ class SessionSource(Protocol):
         see its sessions, None when it lists none."""
         ...
 
-    def session_list_items(self, folder: str | None = None) -> list[dict[str, Any]]:
+    def session_list_items(self, folder: str | None = None) -> list[SessionItem]:
         """Every item of the listed sessions' own lists, for `todoLs.list`
         (`todos.editor_list.session_items`)."""
         ...
@@ -68,16 +69,16 @@ class SessionSource(Protocol):
         """`todoLs.toggle` changed the session's list in the store."""
         ...
 
-    async def nudge(self, session_id: str | None, folder: str | None = None) -> dict[str, Any]:
+    async def nudge(self, session_id: str | None, folder: str | None = None) -> NudgeResult:
         """`todoLs.nudge` of one owned session or (None) of every listed one: `{sent, skipped}`
         naming only this source's sessions."""
         ...
 
-    def pause(self, session_id: str | None, folder: str | None = None) -> dict[str, Any]:
+    def pause(self, session_id: str | None, folder: str | None = None) -> SessionsResult:
         """`todoLs.pause` (stored, so every todo-ls process honours it): `{sessions}`."""
         ...
 
-    def resume(self, session_id: str | None, folder: str | None = None) -> dict[str, Any]:
+    def resume(self, session_id: str | None, folder: str | None = None) -> SessionsResult:
         """`todoLs.resume`: lift any pause and start a new episode: `{sessions}`."""
         ...
 

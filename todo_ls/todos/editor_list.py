@@ -22,6 +22,7 @@ from typing import Any, Literal
 
 from todo_ls.core.counts import TodoCount
 from todo_ls.core.events import SessionTodo, TodoStatus
+from todo_ls.payloads import SessionItem
 from todo_ls.todos.model import OPEN_STATUSES, as_event_todos, stored_todos
 
 Source = Literal["host", "store"]
@@ -68,22 +69,24 @@ def todo_summary(listed: Iterable[ListedTodo]) -> TodoCount | None:
 
 def session_items(
     session_id: str, listed: Iterable[ListedTodo], host_keeps_list: bool = False
-) -> list[dict[str, Any]]:
+) -> list[SessionItem]:
     """The `todoLs.list` entries of one session: every item, closed ones too (so a completed
     item can be reopened), each with its index in the combined list and `readOnly` where
     `readOnly: true` where toggling it is refused (a host item, or any item of a list a hook
     host keeps); editable items carry no such key."""
-    return [
-        {
+    found: list[SessionItem] = []
+    for index, item in enumerate(listed):
+        entry: SessionItem = {
             "sessionID": session_id,
             "index": index,
             "content": item.todo.content,
             "status": item.todo.status,
             "priority": item.todo.priority,
-            **({"readOnly": True} if host_keeps_list or item.source == "host" else {}),
         }
-        for index, item in enumerate(listed)
-    ]
+        if host_keeps_list or item.source == "host":
+            entry["readOnly"] = True
+        found.append(entry)
+    return found
 
 
 def toggled_status(status: str) -> TodoStatus:

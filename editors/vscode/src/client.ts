@@ -8,6 +8,7 @@ import {
   ServerOptions,
   State,
 } from "vscode-languageclient/node";
+import { CommandAnswers, ServerCommandId } from "./answers";
 import { CLIENT_ID, CLIENT_NAME, CONFIG_SECTION, EXTENSION_ID, STATUS_NOTIFICATION } from "./constants";
 import { ServerLauncher } from "./launcher";
 import { PendingStart } from "./pendingStart";
@@ -189,9 +190,9 @@ export class TodoLsClient {
    * registers every command the server announces under the same id while the server runs, so
    * this goes through that registration (and its middleware) like a code lens click does.
    */
-  async execute<T>(command: string, argument: Record<string, unknown>): Promise<T> {
+  async execute<C extends ServerCommandId>(command: C, argument: Record<string, unknown>): Promise<CommandAnswers[C]> {
     await this.running();
-    return await vscode.commands.executeCommand<T>(command, argument);
+    return await vscode.commands.executeCommand<CommandAnswers[C]>(command, argument);
   }
 
   /** An LSP request to the running server (the tree view asks for each file's symbols). */

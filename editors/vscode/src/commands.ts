@@ -2,30 +2,11 @@
 
 import * as vscode from "vscode";
 import { ItemState, PaletteCommand, STATES, ServerCommand } from "./constants";
+import { EditResult } from "./answers";
 import { TodoLsClient } from "./client";
 import { connectAgent } from "./connectAgent";
-import { ItemTarget, ListResult, SessionTarget, folderName, openItemTargets, relativeTo, sessionItemTargets, sessionLine } from "./status";
+import { ItemTarget, SessionTarget, folderName, openItemTargets, relativeTo, sessionItemTargets, sessionLine } from "./status";
 import { StatusBar } from "./statusBar";
-
-interface EditResult {
-  applied: boolean;
-  state?: string;
-  reason?: string;
-}
-
-interface FilesResult {
-  files: string[];
-}
-
-interface NudgeResult {
-  sent: string[];
-  skipped: { sessionID: string | null; reason: string }[];
-}
-
-interface SessionsResult {
-  sessions: { id: string; state: string }[];
-  reason?: string;
-}
 
 const STATE_LABELS: Record<ItemState, string> = {
   open: "Open  [ ]",
@@ -115,13 +96,13 @@ export class Commands {
     }
   }
 
-  private async subscription(command: string, verb: string): Promise<void> {
+  private async subscription(command: typeof ServerCommand.subscribe | typeof ServerCommand.unsubscribe, verb: string): Promise<void> {
     const editor = markdownEditor();
     if (editor === undefined) {
       return;
     }
     const uri = editor.document.uri.toString();
-    const result = await this.client.execute<FilesResult>(command, { uri });
+    const result = await this.client.execute(command, { uri });
     const names = result.files.map((f) => relativeTo(workspaceOf(uri), f));
     void vscode.window.showInformationMessage(
       `todo-ls: ${verb} ${relativeTo(workspaceOf(uri), uri)}. Subscribed files: ${names.join(", ") || "none"}.`,
@@ -138,7 +119,7 @@ export class Commands {
       return {};
     }
     const folder = { workspace: status.workspace };
-    const sessions = status.supervisor?.sessions ?? [];
+    const sessions = status.supervisor.sessions;
     if (sessions.length === 0) {
       return folder;
     }
@@ -160,19 +141,19 @@ export class Commands {
     if (arg === undefined) {
       return;
     }
-    const result = await this.client.execute<NudgeResult>(ServerCommand.nudge, arg);
+    const result = await this.client.execute(ServerCommand.nudge, arg);
     const skipped = result.skipped.map((s) => `${s.sessionID ?? "all"}: ${s.reason}`);
     const text = [`nudged ${result.sent.length} session(s)`, ...(skipped.length ? [`skipped ${skipped.join("; ")}`] : [])];
     void vscode.window.showInformationMessage(`todo-ls: ${text.join(", ")}.`);
   }
 
-  private async pauseOrResume(command: string): Promise<void> {
+  private async pauseOrResume(command: typeof ServerCommand.pause | typeof ServerCommand.resume): Promise<void> {
     const verb = command === ServerCommand.pause ? "pause" : "resume";
     const arg = await this.sessionArgument(`${verb} which session?`);
     if (arg === undefined) {
       return;
     }
-    const result = await this.client.execute<SessionsResult>(command, arg);
+    const result = await this.client.execute(command, arg);
     const states = result.sessions.map((s) => `${s.id} ${s.state}`).join(", ");
     void vscode.window.showInformationMessage(`todo-ls: ${verb}: ${states || result.reason || "no session"}.`);
   }
@@ -182,7 +163,7 @@ export class Commands {
    * Picking a file item jumps to it; picking a session item toggles it (completed ↔ pending).
    */
   private async list(): Promise<void> {
-    const result = await this.client.execute<ListResult>(ServerCommand.list, {});
+    const result = await this.client.execute(ServerCommand.list, {});
     const workspaces = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.toString());
     const files = openItemTargets(result, workspaces.length > 0 ? workspaces : [result.workspace]);
     const sessions = sessionItemTargets(result);
@@ -216,7 +197,7 @@ export class Commands {
 
   private async toggleSessionItem(target: SessionTarget): Promise<void> {
     const { sessionID, index, content } = target;
-    const result = await this.client.execute<EditResult>(ServerCommand.toggle, { sessionID, index, content });
+    const result = await this.client.execute(ServerCommand.toggle, { sessionID, index, content });
     if (result.applied) {
       void vscode.window.showInformationMessage(`todo-ls: "${content}" is now ${result.state ?? "changed"} (${sessionID}).`);
     } else {
@@ -230,7 +211,7 @@ export class Commands {
     if (editor === undefined) {
       return;
     }
-    const result = await this.client.execute<{ ranges: { startLine: number; endLine: number }[] }>(ServerCommand.foldDone, { uri: editor.document.uri.toString() });
+    const result = await this.client.execute(ServerCommand.foldDone, { uri: editor.document.uri.toString() });
     if (result.ranges.length === 0) {
       void vscode.window.showInformationMessage("todo-ls: no run of done items to fold in this file.");
       return;
@@ -240,7 +221,7 @@ export class Commands {
   }
 
   private async refresh(): Promise<void> {
-    const result = await this.client.execute<{ files: number }>(ServerCommand.refresh, {});
+    const result = await this.client.execute(ServerCommand.refresh, {});
     void vscode.window.showInformationMessage(`todo-ls: re-read ${result.files} subscribed file(s).`);
   }
 }

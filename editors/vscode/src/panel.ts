@@ -206,8 +206,8 @@ function listNodes(uri: string, items: OpenItem[]): PanelNode[] {
     .filter((item) => item.uri === uri)
     .sort((a, b) => a.line - b.line)
     .map((item) => {
-      const state = item.state ?? "open";
-      return { kind: "item", uri, line: Math.max(0, item.line - 1), label: item.text ?? `line ${item.line}`, state, checked: isClosed(state), description: itemDescription(state, undefined), children: [] };
+      const state = item.state;
+      return { kind: "item", uri, line: Math.max(0, item.line - 1), label: item.text, state, checked: isClosed(state), description: itemDescription(state, undefined), children: [] };
     });
 }
 
@@ -233,8 +233,8 @@ function sessionItemNode(item: SessionItem): SessionItemNode {
 
 function agentsNode(folder: FolderInput, options: PanelOptions): AgentsNode {
   const supervisor = folder.list.supervisor;
-  const sessions = supervisor?.enabled ? supervisor.sessions : [];
-  const items = (folder.list.items ?? []).filter(isSessionItem);
+  const sessions = supervisor.enabled ? supervisor.sessions : [];
+  const items = folder.list.items.filter(isSessionItem);
   const children: PanelNode[] = sessions.map((session) => {
     const own = items.filter((i) => i.sessionID === session.id).sort((a, b) => a.index - b.index).map(sessionItemNode);
     const title = session.title ? session.title : session.id;
@@ -253,9 +253,9 @@ function agentsNode(folder: FolderInput, options: PanelOptions): AgentsNode {
   if (children.length === 0) {
     children.push({ kind: "hint", workspace: folder.workspace, label: "No agent — Connect an agent…", command: options.connectCommand, children: [] });
   }
-  const host = supervisor?.host;
+  const host = supervisor.host;
   const problem = hostProblem(supervisor);
-  let description = !supervisor || !supervisor.enabled ? "supervisor off" : `${sessions.length} session${sessions.length === 1 ? "" : "s"}`;
+  let description = !supervisor.enabled ? "supervisor off" : `${sessions.length} session${sessions.length === 1 ? "" : "s"}`;
   if (problem !== undefined && host) {
     // The first line under Agents, and named on the collapsed node too.
     children.unshift({ kind: "hostError", workspace: folder.workspace, label: `${hostName(host)} not connected`, description: problem, tooltip: `${hostLine(host)}\n${problem}`, children: [] });
@@ -267,7 +267,7 @@ function agentsNode(folder: FolderInput, options: PanelOptions): AgentsNode {
 /** One folder's nodes: its subscribed files (or a hint to subscribe one), then Agents. */
 export function folderNodes(folder: FolderInput, options: PanelOptions): PanelNode[] {
   const list = folder.list;
-  const openItems = (list.items ?? []).filter((i): i is OpenItem => !isSessionItem(i));
+  const openItems = list.items.filter((i): i is OpenItem => !isSessionItem(i));
   const nodes: PanelNode[] = list.files.map((file) => {
     const symbols = folder.symbols.get(file.uri);
     const children = file.missing ? [] : symbols !== undefined ? symbolNodes(file.uri, symbols, options.hideDone) : listNodes(file.uri, openItems);
@@ -290,7 +290,7 @@ export function folderNodes(folder: FolderInput, options: PanelOptions): PanelNo
 
 /** True when no folder has a subscribed file or an agent session: the view shows its welcome. */
 export function isEmpty(folders: FolderInput[]): boolean {
-  return folders.every((f) => f.list.files.length === 0 && (f.list.supervisor?.sessions.length ?? 0) === 0);
+  return folders.every((f) => f.list.files.length === 0 && f.list.supervisor.sessions.length === 0);
 }
 
 /** The view's top level: the folder's nodes, or one node per folder when there are several. */

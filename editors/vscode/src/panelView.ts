@@ -6,11 +6,12 @@
  */
 
 import * as vscode from "vscode";
+import { EditResult } from "./answers";
 import { PaletteCommand, ServerCommand } from "./constants";
 import { TodoLsClient } from "./client";
 import { reportFailure } from "./commands";
 import { FolderInput, PanelNode, SESSION_ICONS, SymbolLike, panelRoots } from "./panel";
-import { ListResult, StatusPayload } from "./status";
+import { StatusPayload } from "./status";
 
 export const PANEL_VIEW = "todoLs.panel";
 
@@ -32,12 +33,6 @@ export const PanelCommand = {
 
 /** Coalesces a burst of statuses (the server sends up to ~10 a second) into one reload. */
 const RELOAD_DELAY_MS = 150;
-
-interface EditResult {
-  applied: boolean;
-  state?: string;
-  reason?: string;
-}
 
 export class PanelView implements vscode.TreeDataProvider<PanelNode>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<PanelNode | undefined>();
@@ -173,10 +168,10 @@ export class PanelView implements vscode.TreeDataProvider<PanelNode>, vscode.Dis
         // todoLs.toggle turns open into done and anything else into open: right for an open box
         // and for unticking, but a ticked in-progress or blocked item must become done.
         result = checked && node.state !== "open"
-          ? await this.client.execute<EditResult>(ServerCommand.setState, { uri: node.uri, line: node.line, state: "done" })
-          : await this.client.execute<EditResult>(ServerCommand.toggle, { uri: node.uri, line: node.line });
+          ? await this.client.execute(ServerCommand.setState, { uri: node.uri, line: node.line, state: "done" })
+          : await this.client.execute(ServerCommand.toggle, { uri: node.uri, line: node.line });
       } else if (node.kind === "sessionItem") {
-        result = await this.client.execute<EditResult>(ServerCommand.toggle, { sessionID: node.sessionID, index: node.index, content: node.content });
+        result = await this.client.execute(ServerCommand.toggle, { sessionID: node.sessionID, index: node.index, content: node.content });
       }
       if (result !== undefined && !result.applied) {
         void vscode.window.showWarningMessage(`todo-ls: "${node.label}" not changed: ${result.reason ?? "refused"}.`);
@@ -186,12 +181,12 @@ export class PanelView implements vscode.TreeDataProvider<PanelNode>, vscode.Dis
     this.scheduleReload();
   }
 
-  private async sessionCommand(command: string, node?: PanelNode): Promise<void> {
+  private async sessionCommand(command: typeof ServerCommand.nudge | typeof ServerCommand.pause | typeof ServerCommand.resume, node?: PanelNode): Promise<void> {
     if (node?.kind !== "session") {
       return;
     }
-    const result = await this.client.execute<{ sent?: string[]; skipped?: { reason: string }[]; sessions?: { id: string; state: string }[] }>(command, { sessionID: node.id });
-    const skipped = result.skipped?.map((s) => s.reason) ?? [];
+    const result = await this.client.execute(command, { sessionID: node.id });
+    const skipped = "skipped" in result ? result.skipped.map((s) => s.reason) : [];
     if (skipped.length > 0) {
       void vscode.window.showWarningMessage(`todo-ls: ${node.label}: ${skipped.join("; ")}.`);
     }
@@ -267,7 +262,7 @@ export class PanelView implements vscode.TreeDataProvider<PanelNode>, vscode.Dis
     try {
       const fresh = new Map<string, FolderInput>();
       for (const workspace of workspaces) {
-        const list = await this.client.execute<ListResult>(ServerCommand.list, { workspace });
+        const list = await this.client.execute(ServerCommand.list, { workspace });
         const symbols = new Map<string, SymbolLike[]>();
         if (this.client.supports("documentSymbol")) {
           for (const file of list.files.filter((f) => !f.missing)) {

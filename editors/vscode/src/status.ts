@@ -1,10 +1,17 @@
-/** The `todoLs/status` payload and what the UI derives from it (pure: no `vscode`). */
+/**
+ * The `todoLs/status` payload and what the UI derives from it (pure: no `vscode`). The server
+ * declares the same objects in todo_ls/payloads.py (the interface names are its class names);
+ * tests/unit/test_status_payload_contract.py fails when a member, its optionality or its
+ * nullability differs.
+ */
 
 export interface FileStatus {
   uri: string;
   open: number;
   total: number;
   missing: boolean;
+  /** Why the file could not be read (sent only then). */
+  error?: string;
 }
 
 export interface HostStatus {
@@ -22,11 +29,7 @@ export interface SessionTodos {
   total: number;
 }
 
-/**
- * One supervised session: the server's `SupervisedSession` record (todo_ls/supervisor/
- * session_record.py) as `to_wire` writes it; tests/unit/test_session_record_contract.py keeps
- * the two alike.
- */
+/** One supervised session: the server's `SupervisedSession` record as `to_wire` writes it. */
 export interface SessionStatus {
   id: string;
   /** The host kind: `opencode-v1`, `opencode-v2`, `claude-code`, `codex`, … */
@@ -41,6 +44,13 @@ export interface SessionStatus {
   todos?: SessionTodos;
 }
 
+/** `host` is null while the supervisor does not run. */
+export interface SupervisorStatus {
+  enabled: boolean;
+  host: HostStatus | null;
+  sessions: SessionStatus[];
+}
+
 export interface StatusPayload {
   workspace: string;
   open: number;
@@ -48,21 +58,22 @@ export interface StatusPayload {
   canceled: number;
   total: number;
   text: string;
+  /** At most 50 of the folder's subscribed files; `filesTotal` counts them all. */
   files: FileStatus[];
-  supervisor?: {
-    enabled: boolean;
-    host: HostStatus | null;
-    sessions: SessionStatus[];
-  } | null;
+  filesTotal: number;
+  supervisor: SupervisorStatus;
 }
 
 /** One open item of a subscribed file as `todoLs.list` reports it (`line` is 1-based). */
 export interface OpenItem {
-  uri?: string;
-  path?: string;
+  uri: string;
+  /** Relative to the item's workspace folder. */
+  path: string;
   line: number;
-  text?: string;
-  state?: string;
+  state: string;
+  text: string;
+  /** `path:line`. */
+  ref: string;
 }
 
 /** One item of a session's own todo list (`index`: its place in that list). */
@@ -71,13 +82,15 @@ export interface SessionItem {
   index: number;
   content: string;
   status: string;
-  priority?: string | null;
+  priority: string | null;
   /** The agent host keeps this list (its own todo tool, a hook host's mirror): toggling is refused. */
-  readOnly?: boolean;
+  readOnly?: true;
 }
 
+/** The `todoLs.list` answer: one page of items and how many there are in all. */
 export interface ListResult extends StatusPayload {
-  items?: (OpenItem | SessionItem)[];
+  items: (OpenItem | SessionItem)[];
+  itemsTotal: number;
 }
 
 export function isSessionItem(item: OpenItem | SessionItem): item is SessionItem {
@@ -139,12 +152,12 @@ export function hostLine(host: HostStatus): string {
  * failed connection to a server the user named or todo-ls had found; with nothing found by
  * discovery, only while no session is listed (a user of hook agents alone needs no OpenCode).
  */
-export function hostProblem(supervisor: StatusPayload["supervisor"]): string | undefined {
-  const host = supervisor?.enabled ? supervisor.host : null;
+export function hostProblem(supervisor: SupervisorStatus): string | undefined {
+  const host = supervisor.enabled ? supervisor.host : null;
   if (!host || host.connected || !host.error) {
     return undefined;
   }
-  return host.url !== null || supervisor?.sessions.length === 0 ? host.error : undefined;
+  return host.url !== null || supervisor.sessions.length === 0 ? host.error : undefined;
 }
 
 /**
@@ -162,7 +175,7 @@ export function tooltipLines(status: StatusPayload, others: StatusPayload[] = []
     lines.push('No subscribed files (setting "todoLs.markdownFiles" or "todo-ls: Subscribe this file")');
   }
   const supervisor = status.supervisor;
-  if (!supervisor || !supervisor.enabled) {
+  if (!supervisor.enabled) {
     lines.push("Supervisor off");
   } else {
     const host = supervisor.host;
@@ -198,11 +211,6 @@ export interface SessionTarget {
   content: string;
 }
 
-function joinUri(workspace: string, relPath: string): string {
-  const base = workspace.endsWith("/") ? workspace : workspace + "/";
-  return base + relPath.split("/").map(encodeURIComponent).join("/");
-}
-
 /** The workspace folder holding `uri`: the longest of `workspaces` it starts with. */
 function folderOf(uri: string, workspaces: string[]): string | undefined {
   const inside = workspaces.filter((w) => uri.startsWith(w.endsWith("/") ? w : w + "/"));
@@ -215,19 +223,16 @@ function folderOf(uri: string, workspaces: string[]): string | undefined {
  */
 export function openItemTargets(list: ListResult, workspaces: string[] = [list.workspace]): ItemTarget[] {
   const targets: ItemTarget[] = [];
-  for (const item of list.items ?? []) {
+  for (const item of list.items) {
     if (isSessionItem(item)) {
       continue;
     }
-    const uri = item.uri ?? (item.path !== undefined ? joinUri(list.workspace, item.path) : undefined);
-    if (uri === undefined) {
-      continue;
-    }
+    const uri = item.uri;
     const folder = folderOf(uri, workspaces) ?? list.workspace;
     const prefix = workspaces.length > 1 ? `${folderName(folder)}/` : "";
     const where = `${prefix}${relativeTo(folder, uri)}:${item.line}`;
-    const state = item.state && item.state !== "open" ? ` (${item.state})` : "";
-    targets.push({ kind: "file", label: (item.text ?? where) + state, description: where, uri, line: Math.max(0, item.line - 1) });
+    const state = item.state !== "open" ? ` (${item.state})` : "";
+    targets.push({ kind: "file", label: item.text + state, description: where, uri, line: Math.max(0, item.line - 1) });
   }
   return targets;
 }
@@ -237,7 +242,7 @@ const STATUS_MARKS: Record<string, string> = { completed: "[x]", in_progress: "[
 /** Quick pick entries for the items of the sessions' own lists; picking one toggles it. */
 export function sessionItemTargets(list: ListResult): SessionTarget[] {
   const targets: SessionTarget[] = [];
-  for (const item of list.items ?? []) {
+  for (const item of list.items) {
     if (!isSessionItem(item)) {
       continue;
     }

@@ -24,6 +24,7 @@ function list(overrides: Partial<ListResult> = {}): ListResult {
       { uri: PLAN, open: 3, total: 7, missing: false },
       { uri: `${WS}/NEXT.md`, open: 0, total: 0, missing: true },
     ],
+    filesTotal: 2,
     supervisor: {
       enabled: true,
       host: null,
@@ -33,11 +34,12 @@ function list(overrides: Partial<ListResult> = {}): ListResult {
       ],
     },
     items: [
-      { uri: PLAN, path: "PLAN.md", line: 3, text: "write the intro", state: "open" },
-      { sessionID: "ses_1", index: 1, content: "Test", status: "completed", readOnly: true },
-      { sessionID: "ses_1", index: 0, content: "Refactor", status: "in_progress", readOnly: true },
+      { uri: PLAN, path: "PLAN.md", line: 3, text: "write the intro", state: "open", ref: "PLAN.md:3" },
+      { sessionID: "ses_1", index: 1, content: "Test", status: "completed", priority: null, readOnly: true },
+      { sessionID: "ses_1", index: 0, content: "Refactor", status: "in_progress", priority: null, readOnly: true },
       { sessionID: "ses_2", index: 0, content: "Docs", status: "pending", priority: "low" },
     ],
+    itemsTotal: 4,
     ...overrides,
   };
 }
@@ -157,7 +159,7 @@ test("what is missing says what to do: no files, no agent; nothing at all leaves
     "Agents (1 session)",
     "  s (idle · claude-code)",
   ]);
-  const noAgent = input({ list: list({ supervisor: null }) });
+  const noAgent = input({ list: list({ supervisor: { enabled: false, host: null, sessions: [] } }) });
   const roots = panelRoots([noAgent], OPTIONS);
   const agents = roots[roots.length - 1];
   assert.deepEqual(render([agents]), ["Agents (supervisor off)", "  No agent — Connect an agent…"]);
@@ -168,7 +170,7 @@ test("what is missing says what to do: no files, no agent; nothing at all leaves
 
 test("several folders: one node per folder, in the order given", () => {
   const other = `${WS}-two`;
-  const second = input({ workspace: other, list: list({ workspace: other, open: 1, total: 2, files: [{ uri: `${other}/TASKS.md`, open: 1, total: 2, missing: false }], items: [], supervisor: null }), symbols: new Map() });
+  const second = input({ workspace: other, list: list({ workspace: other, open: 1, total: 2, files: [{ uri: `${other}/TASKS.md`, open: 1, total: 2, missing: false }], items: [], supervisor: { enabled: false, host: null, sessions: [] } }), symbols: new Map() });
   const roots = panelRoots([input(), second], OPTIONS);
   assert.deepEqual(roots.map((r) => [r.kind, r.label, "description" in r ? r.description : ""]), [
     ["folder", "proj", "3 open of 7"],

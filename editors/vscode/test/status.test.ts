@@ -17,6 +17,7 @@ function status(overrides: Partial<StatusPayload> = {}): StatusPayload {
       { uri: `${WS}/docs/r%C3%A9sum%C3%A9.md`, open: 1, total: 1, missing: false },
       { uri: `${WS}/NEXT.md`, open: 0, total: 0, missing: true },
     ],
+    filesTotal: 3,
     supervisor: {
       enabled: true,
       host: { kind: "opencode-v1", url: "http://127.0.0.1:4096", connected: true, version: "1.18.33" },
@@ -80,21 +81,20 @@ test("open items become quick pick targets at 0-based lines", () => {
   const list: ListResult = {
     ...status(),
     items: [
-      { path: "PLAN.md", line: 3, text: "write the intro", state: "open" },
-      { path: "docs/résumé.md", line: 10, text: "ask the user", state: "blocked" },
-      { uri: `${WS}/PLAN.md`, line: 1 },
+      { uri: `${WS}/PLAN.md`, path: "PLAN.md", line: 3, text: "write the intro", state: "open", ref: "PLAN.md:3" },
+      { uri: `${WS}/docs/r%C3%A9sum%C3%A9.md`, path: "docs/résumé.md", line: 10, text: "ask the user", state: "blocked", ref: "docs/résumé.md:10" },
     ],
+    itemsTotal: 2,
   };
   assert.deepEqual(openItemTargets(list), [
     { kind: "file", label: "write the intro", description: "PLAN.md:3", uri: `${WS}/PLAN.md`, line: 2 },
     { kind: "file", label: "ask the user (blocked)", description: "docs/résumé.md:10", uri: `${WS}/docs/r%C3%A9sum%C3%A9.md`, line: 9 },
-    { kind: "file", label: "PLAN.md:1", description: "PLAN.md:1", uri: `${WS}/PLAN.md`, line: 0 },
   ]);
 });
 
 test("items of a second folder open by their own URI and name their folder", () => {
   const second = "file:///home/u/second";
-  const list: ListResult = { ...status(), items: [{ uri: `${second}/PLAN.md`, path: "PLAN.md", line: 3, text: "only item", state: "open" }] };
+  const list: ListResult = { ...status(), items: [{ uri: `${second}/PLAN.md`, path: "PLAN.md", line: 3, text: "only item", state: "open", ref: "PLAN.md:3" }], itemsTotal: 1 };
   assert.deepEqual(openItemTargets(list, [WS, second]), [
     { kind: "file", label: "only item", description: "second/PLAN.md:3", uri: `${second}/PLAN.md`, line: 2 },
   ]);
@@ -104,10 +104,11 @@ test("session items become toggle targets beside the file items", () => {
   const list: ListResult = {
     ...status(),
     items: [
-      { uri: `${WS}/PLAN.md`, path: "PLAN.md", line: 3, text: "write the intro", state: "open" },
+      { uri: `${WS}/PLAN.md`, path: "PLAN.md", line: 3, text: "write the intro", state: "open", ref: "PLAN.md:3" },
       { sessionID: "ses_1", index: 0, content: "Write the parser", status: "completed", priority: "high" },
       { sessionID: "ses_1", index: 1, content: "Add tests", status: "pending", priority: null },
     ],
+    itemsTotal: 3,
   };
   assert.equal(openItemTargets(list).length, 1);
   assert.deepEqual(sessionItemTargets(list), [

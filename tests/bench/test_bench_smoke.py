@@ -1,9 +1,10 @@
 """The benchmark scripts still run end to end, at tiny sizes.
 
-Each script runs as `bench/run_all.sh` runs it, in a subprocess, and must print one JSON report
-whose figures describe what it measured. No absolute time is asserted (the machine may be
-busy); where a figure has a baseline measured in the same run, the ratio must stay within a
-bound generous enough for a loaded machine and tight enough to catch a gross regression.
+Each script runs as `bench/run_all.sh` runs it, in a subprocess (with its own servers, so this
+folder is outside tests/unit and the quick loop runs it after the others), and must print one
+JSON report whose figures describe what it measured. No absolute time is asserted (the machine
+may be busy); where a figure has a baseline measured in the same run, the ratio must stay within
+a bound generous enough for a loaded machine and tight enough to catch a gross regression.
 """
 
 from __future__ import annotations
