@@ -30,8 +30,9 @@ from pathlib import Path
 BENCH = Path(__file__).resolve().parent
 REPO = BENCH.parent
 sys.path.insert(0, str(BENCH))
-for helper in ("editors", "hosts", "agents", "lsp", "reliability"):
-    sys.path.insert(0, str(REPO / "tests" / helper))
+# The tests' support package and the VS Code test module whose drive this measures.
+for helper in (REPO / "tests", REPO / "tests" / "editors"):
+    sys.path.insert(0, str(helper))
 
 from benchutil import report  # noqa: E402
 from test_vscode import _drive, _offline_env, _path_without_todo_ls  # noqa: E402

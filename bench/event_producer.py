@@ -4,7 +4,7 @@ language server's).
 `--framing v1`: a minimal OpenCode 1.18 HTTP server on loopback (`/global/health`, the session
 reads a resync makes, `prompt_async`, the toast, and `/global/event` as chunked SSE, one chunk
 per event as OpenCode writes them). `--framing v2`: the fake 2.x server of the tests
-(`tests/hosts/fake_v2.py`) with every session of the mix registered.
+(`tests/support/fake_v2.py`) with every session of the mix registered.
 
 Driven over stdin/stdout, one JSON object per line: it prints `{"url", "password"}` once
 listening; `{"go": N}` streams N events of the mix to every open event stream (as fast as the
@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "hosts"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 import event_stream
 
@@ -200,7 +200,7 @@ class V2Producer:
     """The tests' fake 2.x server; the 2.x mix goes out through its `emit`, written in passes."""
 
     def __init__(self, project: str, copies: int, text_chars: int) -> None:
-        from fake_v2 import FakeV2Server  # type: ignore[import-not-found]
+        from support.fake_v2 import FakeV2Server  # type: ignore[import-not-found]
 
         self.project, self.copies, self.text_chars = project, copies, text_chars
         self.fake: Any = FakeV2Server(heartbeat_s=5.0)

@@ -4,7 +4,7 @@
 # own folder under
 # ${TODO_LS_CACHE:-$HOME/.cache/todo-ls}/agents. Skipped per agent when its binary already
 # reports the pinned version. npm 11 does not run the packages' postinstall scripts, so the
-# tests run the platform binaries directly (paths below, also in tests/agents/agent_harness.py);
+# tests run the platform binaries directly (paths below, also in tests/support/agent_harness.py);
 # for the same reason npm's engine warning about Node (Claude Code asks for Node 22) is harmless:
 # the binaries need no Node. Gemini CLI is one bundled script with no dependencies: its package
 # is unpacked (`npm pack`) and run with Node (`node package/bundle/gemini.js`). About 30 s and
@@ -75,7 +75,7 @@ install_packed gemini-cli @google/gemini-cli 0.61.0 package/bundle/gemini.js
 # binary on the registry). About 30 s and 600 MB more on a first run.
 install_packed qwen-code @qwen-code/qwen-code 0.24.4 package/cli-entry.js
 # Copilot's first run unpacks into XDG_CACHE_HOME: the version check does it once into the
-# folder the tests share (tests/agents/chat_agents.py), not into the user's ~/.cache.
+# folder the tests share (tests/support/chat_agents.py), not into the user's ~/.cache.
 XDG_CACHE_HOME="$ROOT/copilot-cli/xdg-cache" install_agent copilot-cli @github/copilot 1.0.102 \
   node_modules/@github/copilot-linux-x64/copilot
 install_agent droid @factory/cli-linux-x64 0.225.2 \

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs Mistral Vibe (PyPI mistral-vibe 3.0.3), which the real-program tests run
-# (tests/agents/vibe_agent.py), in a Python 3.12 venv under
+# (tests/support/vibe_agent.py), in a Python 3.12 venv under
 # ${TODO_LS_CACHE:-$HOME/.cache/todo-ls}/agents; skipped when its version file matches.
 set -euo pipefail
 ROOT="${TODO_LS_CACHE:-$HOME/.cache/todo-ls}/agents"

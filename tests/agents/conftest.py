@@ -5,18 +5,11 @@ from their folders rather than copied."""
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
-TESTS = Path(__file__).resolve().parents[1]
-for helper_dir in (TESTS / "hosts", TESTS / "lsp", TESTS / "reliability"):
-    if str(helper_dir) not in sys.path:
-        sys.path.append(str(helper_dir))
-
-from agent_harness import (  # noqa: E402
+from support.agent_harness import (
     Agent,
     ClaudeCode,
     Codex,
@@ -25,8 +18,8 @@ from agent_harness import (  # noqa: E402
     HookAgent,
     Project,
 )
-from fake_agent_models import FakeGeminiAPI, FakeMessagesAPI, FakeResponsesAPI  # noqa: E402
-from reliability_support import StdioLanguageServer  # noqa: E402
+from support.fake_agent_models import FakeGeminiAPI, FakeMessagesAPI, FakeResponsesAPI
+from support.reliability_support import StdioLanguageServer
 
 
 @pytest.fixture

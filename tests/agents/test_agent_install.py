@@ -9,9 +9,9 @@ import json
 import shlex
 
 import pytest
-from agent_harness import Agent, ClaudeCode, Codex
-from fake_agent_models import tick_all
-from fake_model import text
+from support.agent_harness import Agent, ClaudeCode, Codex
+from support.fake_agent_models import tick_all
+from support.fake_model import text
 
 pytestmark = [pytest.mark.agents, pytest.mark.timeout(180)]
 

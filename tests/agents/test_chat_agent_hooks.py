@@ -15,12 +15,12 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from agent_harness import HELD, OPEN_LINES, VENV_BIN, AgentRun, Json, Project, wait_session
-from chat_agents import ChatAgent, CopilotCLI, Droid, QwenCode
-from fake_agent_models import FakeChatCompletionsAPI
-from fake_model import Reply, stall, text
-from lsp_harness import with_no_host
-from reliability_support import StdioLanguageServer, wait_until
+from support.agent_harness import HELD, OPEN_LINES, VENV_BIN, AgentRun, Json, Project, wait_session
+from support.chat_agents import ChatAgent, CopilotCLI, Droid, QwenCode
+from support.fake_agent_models import FakeChatCompletionsAPI
+from support.fake_model import Reply, stall, text
+from support.lsp_harness import with_no_host
+from support.reliability_support import StdioLanguageServer, wait_until
 
 pytestmark = [pytest.mark.agents, pytest.mark.timeout(240)]
 

@@ -11,7 +11,7 @@ import shlex
 from pathlib import Path
 
 import pytest
-from agent_harness import (
+from support.agent_harness import (
     Agent,
     AgentRun,
     ClaudeCode,

@@ -6,10 +6,10 @@ names the trust step that Gemini CLI skips project hooks without."""
 from __future__ import annotations
 
 import pytest
-from agent_harness import GeminiCli, wait_paused
-from fake_agent_models import tick_all
-from fake_model import text
-from reliability_support import StdioLanguageServer
+from support.agent_harness import GeminiCli, wait_paused
+from support.fake_agent_models import tick_all
+from support.fake_model import text
+from support.reliability_support import StdioLanguageServer
 
 pytestmark = [pytest.mark.agents, pytest.mark.timeout(240)]
 

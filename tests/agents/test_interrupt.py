@@ -6,7 +6,7 @@ pause the session until the user writes."""
 from __future__ import annotations
 
 import pytest
-from agent_harness import (
+from support.agent_harness import (
     ClaudeConversation,
     Conversation,
     HookAgent,
@@ -14,9 +14,9 @@ from agent_harness import (
     wait_paused,
     wait_session,
 )
-from fake_agent_models import tick_all
-from fake_model import text
-from reliability_support import StdioLanguageServer
+from support.fake_agent_models import tick_all
+from support.fake_model import text
+from support.reliability_support import StdioLanguageServer
 
 pytestmark = [pytest.mark.agents, pytest.mark.timeout(240)]
 

@@ -6,7 +6,7 @@ decide the agent's next Stop."""
 from __future__ import annotations
 
 import pytest
-from agent_harness import (
+from support.agent_harness import (
     HELD,
     Agent,
     ClaudeCode,
@@ -15,9 +15,9 @@ from agent_harness import (
     wait_paused,
     wait_session,
 )
-from fake_agent_models import tick_all
-from fake_model import stall, text
-from reliability_support import StdioLanguageServer
+from support.fake_agent_models import tick_all
+from support.fake_model import stall, text
+from support.reliability_support import StdioLanguageServer
 
 pytestmark = [pytest.mark.agents, pytest.mark.timeout(180)]
 

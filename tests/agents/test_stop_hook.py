@@ -10,9 +10,9 @@ import json
 import shlex
 
 import pytest
-from agent_harness import OPEN_LINES, ClaudeCode, HookAgent, hook_responses
-from fake_agent_models import tick_all
-from fake_model import text
+from support.agent_harness import OPEN_LINES, ClaudeCode, HookAgent, hook_responses
+from support.fake_agent_models import tick_all
+from support.fake_model import text
 
 pytestmark = [pytest.mark.agents, pytest.mark.timeout(180)]
 

@@ -11,12 +11,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from agent_harness import OPEN_LINES, Project
-from chat_agents import ChatAgent
-from fake_agent_models import FakeChatCompletionsAPI
-from fake_model import text
+from support.agent_harness import OPEN_LINES, Project
+from support.chat_agents import ChatAgent
+from support.fake_agent_models import FakeChatCompletionsAPI
+from support.fake_model import text
+from support.vibe_agent import MistralVibe
 from test_chat_agent_hooks import WatchingServer, busy, finish
-from vibe_agent import MistralVibe
 
 pytestmark = [pytest.mark.agents, pytest.mark.timeout(300)]
 

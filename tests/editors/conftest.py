@@ -6,7 +6,6 @@ once per session for every VS Code test module that installs it."""
 from __future__ import annotations
 
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -14,9 +13,6 @@ import pytest
 
 TESTS = Path(__file__).resolve().parents[1]
 REPO = TESTS.parent
-for helper_dir in (TESTS / "hosts", TESTS / "agents", TESTS / "lsp", TESTS / "reliability"):
-    if str(helper_dir) not in sys.path:
-        sys.path.append(str(helper_dir))
 
 
 @pytest.fixture(scope="session")

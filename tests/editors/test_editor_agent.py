@@ -21,9 +21,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fake_model import FakeModel, Reply, bash, stall, text
-from scenarios import OpencodeServer
-from terminal_png import screenshot
+from support.fake_model import FakeModel, Reply, bash, stall, text
+from support.scenarios import OpencodeServer
+from support.terminal_png import screenshot
 from test_nvim import ARTIFACTS, SERVER, Tmux, _nvim, plugin_copy, private_env
 
 pytestmark = [pytest.mark.editor, pytest.mark.opencode]

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fake_agents import PASSWORD_ENV, busy_sessions
+from support.fake_agents import PASSWORD_ENV, busy_sessions
 
 from todo_ls.store import Store
 

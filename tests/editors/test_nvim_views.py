@@ -14,8 +14,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from fake_model import FakeModel, text
-from scenarios import OpencodeServer, free_port
+from support.fake_model import FakeModel, text
+from support.scenarios import OpencodeServer, free_port
 from test_editor_agent import model
 from test_nvim import (
     PARSER_LINE,

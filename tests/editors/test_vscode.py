@@ -31,9 +31,9 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from fake_agents import PASSWORD_ENV, busy_sessions
-from fake_model import FakeModel, bash, stall, text
-from scenarios import OpencodeServer
+from support.fake_agents import PASSWORD_ENV, busy_sessions
+from support.fake_model import FakeModel, bash, stall, text
+from support.scenarios import OpencodeServer
 from test_editor_agent import FIRST_OPEN_LINE, model, nudges_received, opencode, state_words
 
 from todo_ls import __version__

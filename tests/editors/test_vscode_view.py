@@ -22,9 +22,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from agent_harness import ClaudeCode, ClaudeConversation, Project, start_held_turn
-from fake_agent_models import FakeMessagesAPI, tick_all
-from fake_model import text
+from support.agent_harness import ClaudeCode, ClaudeConversation, Project, start_held_turn
+from support.fake_agent_models import FakeMessagesAPI, tick_all
+from support.fake_model import text
 from test_vscode import (
     ARTIFACTS,
     REPO,

@@ -6,20 +6,14 @@ say so (they are never skipped).
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from fake_model import FakeModel
-from scenarios import OpencodeServer
+from support.fake_model import FakeModel
+from support.scenarios import OpencodeServer
 
 PASSWORD = "pw-7Qx-not-in-logs"
-
-# The TUI test drives a language server with the LSP suite's editor harness.
-LSP_HELPERS = str(Path(__file__).resolve().parents[1] / "lsp")
-if LSP_HELPERS not in sys.path:
-    sys.path.append(LSP_HELPERS)
 
 
 @pytest.fixture

@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fake_model import FakeModel, stall, text, todowrite
-from lsp_harness import Editor
-from scenarios import KILO_VERSION, KiloServer, Supervisor, discovering_editor, until
+from support.fake_model import FakeModel, stall, text, todowrite
+from support.lsp_harness import Editor
+from support.scenarios import KILO_VERSION, KiloServer, Supervisor, discovering_editor, until
 
 pytestmark = [pytest.mark.kilo, pytest.mark.timeout(120)]
 

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fake_model import FakeModel, Reply, text
-from scenarios import OpencodeServer, Supervisor, until
+from support.fake_model import FakeModel, Reply, text
+from support.scenarios import OpencodeServer, Supervisor, until
 
 from todo_ls.store import Store
 

@@ -24,9 +24,9 @@ from typing import Any
 
 import httpx
 import pytest
-from fake_model import FakeModel
-from lsp_harness import Editor
-from scenarios import OpencodeServer, discovering_editor, free_port
+from support.fake_model import FakeModel
+from support.lsp_harness import Editor
+from support.scenarios import OpencodeServer, discovering_editor, free_port
 
 from todo_ls.hosts.local_servers import scan_proc
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import logging
 
 import pytest
-from fake_model import FakeModel, bash, stall, text, todowrite
-from scenarios import EventLog, OpencodeServer
+from support.fake_model import FakeModel, bash, stall, text, todowrite
+from support.scenarios import EventLog, OpencodeServer
 
 from todo_ls.core.events import (
     Connected,

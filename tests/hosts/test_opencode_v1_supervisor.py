@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fake_model import FakeModel, bash, task, text, todowrite
-from scenarios import OpencodeServer, Supervisor, until
+from support.fake_model import FakeModel, bash, task, text, todowrite
+from support.scenarios import OpencodeServer, Supervisor, until
 
 pytestmark = [pytest.mark.opencode, pytest.mark.timeout(120)]
 

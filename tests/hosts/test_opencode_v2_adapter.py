@@ -1,4 +1,4 @@
-"""The OpenCode 2.x adapter against the fake 2.x server (tests/hosts/fake_v2.py).
+"""The OpenCode 2.x adapter against the fake 2.x server (tests/support/fake_v2.py).
 
 Both build variants of the reference appendix run every stream test: the newer build
 (`/api/info`, bare `data:` frames) and the OpenAPI build (`/api/health`, Effect SSE items).
@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 import pytest
-from fake_v2 import NEWER, OPENAPI_BUILD, FakeV2Server, Variant
+from support.fake_v2 import NEWER, OPENAPI_BUILD, FakeV2Server, Variant
 
 from todo_ls.core import events as ev
 from todo_ls.hosts.base import Capability, HostError

@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from fake_v2 import NEWER, OPENAPI_BUILD, FakeV2Server, Variant
+from support.fake_v2 import NEWER, OPENAPI_BUILD, FakeV2Server, Variant
 
 from todo_ls.hosts.base import HostError
 from todo_ls.hosts.discovery import connect_host

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from fake_v2 import FakeV2Server
-from scenarios import until
+from support.fake_v2 import FakeV2Server
+from support.scenarios import until
 
 from todo_ls.checklist.model import FileItem
 from todo_ls.core.clock import FakeClock

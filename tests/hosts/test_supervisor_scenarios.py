@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fake_v2 import FakeV2Server
-from scenarios import HostDriver, Supervisor, V1Driver, V2Driver, until
+from support.fake_v2 import FakeV2Server
+from support.scenarios import HostDriver, Supervisor, V1Driver, V2Driver, until
 
 PLAN = "# Plan\n\n- [x] Set up\n- [ ] Ship the parser\n"
 StartSupervisor = Callable[..., Supervisor]

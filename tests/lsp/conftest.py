@@ -13,20 +13,14 @@ advertise, fails the test and is named (`Editor.unhandled`).
 from __future__ import annotations
 
 import asyncio
-import sys
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 import pytest_asyncio
-from lsp_harness import PLAN, STARTED, TIMEOUT, Editor, start_editor
 from pytest_lsp import LanguageClient
-
-# The fake OpenCode 2.x server of the host tests stands in for a registered service.
-_HOSTS = str(Path(__file__).resolve().parents[1] / "hosts")
-if _HOSTS not in sys.path:
-    sys.path.append(_HOSTS)
+from support.lsp_harness import PLAN, STARTED, TIMEOUT, Editor, start_editor
 
 
 def pytest_configure(config: pytest.Config) -> None:

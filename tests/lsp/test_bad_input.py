@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fake_v2 import FakeV2Server
-from lsp_harness import SHARED, TIMEOUT, Editor, start_editor
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
+from support.fake_v2 import FakeV2Server
+from support.lsp_harness import SHARED, TIMEOUT, Editor, start_editor
 
 COMMANDS = [
     "todoLs.toggle",

@@ -7,8 +7,8 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from lsp_harness import FEATURES, capabilities
 from lsprotocol import types
+from support.lsp_harness import FEATURES, capabilities
 
 from todo_ls.server.client_features import ClientFeatures
 from todo_ls.server.positions import Encoding

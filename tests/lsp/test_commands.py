@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from lsp_harness import PLAN, Editor, start_editor
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
+from support.lsp_harness import PLAN, Editor, start_editor
 
 from todo_ls.store import Store
 

@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from lsp_harness import NO_INIT_OPTIONS, PLAN, TIMEOUT, Editor, start_editor
 from lsprotocol import types
+from support.lsp_harness import NO_INIT_OPTIONS, PLAN, TIMEOUT, Editor, start_editor
 
 Start = Callable[..., Awaitable[Editor]]
 

@@ -15,8 +15,8 @@ import os
 from pathlib import Path
 
 import pytest
-from editor_fuzz import fuzz
-from lsp_harness import TIMEOUT, start_editor
+from support.editor_fuzz import fuzz
+from support.lsp_harness import TIMEOUT, start_editor
 
 CLIENTS = ["neovim", "vscode", "push-only", "neovim-push"]  # utf-8/16 × pull/push
 

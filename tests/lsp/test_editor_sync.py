@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
-from lsp_harness import TIMEOUT, Editor, start_editor
 from lsprotocol import types
+from support.lsp_harness import TIMEOUT, Editor, start_editor
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

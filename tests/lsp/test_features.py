@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from lsp_harness import SHARED, TIMEOUT, Editor, start_editor
 from lsprotocol import types
+from support.lsp_harness import SHARED, TIMEOUT, Editor, start_editor
 
 WHOLE = types.Range(
     start=types.Position(line=0, character=0), end=types.Position(line=100, character=0)

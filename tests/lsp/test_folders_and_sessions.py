@@ -17,10 +17,10 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
-from fake_v2 import FakeV2Server
-from lsp_harness import TIMEOUT, Editor, start_editor
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
+from support.fake_v2 import FakeV2Server
+from support.lsp_harness import TIMEOUT, Editor, start_editor
 
 from todo_ls.store import Store
 

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from lsp_harness import Editor
+from support.lsp_harness import Editor
 
 SESSION = "claude-session-1"
 

@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from lsp_harness import Editor
 from lsprotocol import types
+from support.lsp_harness import Editor
 
 FILES = 5
 

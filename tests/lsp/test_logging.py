@@ -10,8 +10,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from lsp_harness import Editor
 from lsprotocol import types
+from support.lsp_harness import Editor
 
 from todo_ls.server.app import create_server, route_logs
 from todo_ls.server.core import TodoLanguageServer

@@ -13,22 +13,15 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
-import sys
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 import pytest_asyncio
-from fake_v2 import FakeV2Server
-from lsp_harness import NO_INIT_OPTIONS, TIMEOUT, Editor, start_editor
 from lsprotocol import types
-
-_UNIT = str(Path(__file__).resolve().parents[1] / "unit")
-if _UNIT not in sys.path:
-    sys.path.append(_UNIT)
-
-from hostile_repo import (  # noqa: E402  (after the path it lives on)
+from support.fake_v2 import FakeV2Server
+from support.hostile_repo import (
     FORBIDDEN_KEYS,
     INSIDE_ITEM,
     OUTSIDE_ITEM,
@@ -36,8 +29,9 @@ from hostile_repo import (  # noqa: E402  (after the path it lives on)
     HostileRepo,
     hostile_repo,
 )
+from support.lsp_harness import NO_INIT_OPTIONS, TIMEOUT, Editor, start_editor
 
-from todo_ls.store import DB_NAME  # noqa: E402
+from todo_ls.store import DB_NAME
 
 
 @pytest.fixture

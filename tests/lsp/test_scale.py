@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from lsp_harness import Editor
 from pygls.exceptions import JsonRpcInvalidParams
+from support.lsp_harness import Editor
 
 FILES = 60  # more than a status lists
 LISTED = 50

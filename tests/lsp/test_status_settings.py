@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from lsp_harness import NO_HOST_URL, PLAN, TIMEOUT, Editor, start_editor
 from lsprotocol import types
+from support.lsp_harness import NO_HOST_URL, PLAN, TIMEOUT, Editor, start_editor
 
 
 def watched_patterns(editor: Editor) -> list[str]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from lsp_harness import Editor
+from support.lsp_harness import Editor
 
 AGENT = "# Agent\n- [ ] alpha\n- [ ] beta\n"
 SETTINGS = {"markdownFiles": ["AGENT.md"], "supervisor": {"enabled": False}}

@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from lsp_harness import Editor
 from lsprotocol import types
+from support.lsp_harness import Editor
 
 
 @pytest.mark.parametrize("settings", [{"markdownFiles": "PLAN.md"}])

@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
-from lsp_harness import TIMEOUT, Editor, offset, start_editor
 from lsprotocol import types
+from support.lsp_harness import TIMEOUT, Editor, offset, start_editor
 
 VIEW_PLAN = """\
 # Plan ☕

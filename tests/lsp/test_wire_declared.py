@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 from jsonrpc_frames import encode, read_message
-from lsp_harness import SERVER, Editor
-from wire_check import plain, problems
+from support.lsp_harness import SERVER, Editor
+from support.wire_check import plain, problems
 
 from todo_ls import payloads
 

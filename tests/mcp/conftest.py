@@ -3,14 +3,9 @@ by importing them from their folder rather than copying them."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
-
-HOSTS = Path(__file__).resolve().parents[1] / "hosts"
-if str(HOSTS) not in sys.path:
-    sys.path.append(str(HOSTS))
 
 
 @pytest.fixture

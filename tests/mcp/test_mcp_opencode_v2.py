@@ -10,9 +10,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
-from fake_v2 import FakeV2Server
-from mcp_client import connect
-from scenarios import until
+from support.fake_v2 import FakeV2Server
+from support.mcp_client import connect
+from support.scenarios import until
 
 from todo_ls.checklist.model import FileItem
 from todo_ls.core.clock import FakeClock

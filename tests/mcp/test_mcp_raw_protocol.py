@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mcp_client import TODO_LS
+from support.mcp_client import TODO_LS
 
 from todo_ls import __version__
 from todo_ls.mcp.server import MAX_LINE

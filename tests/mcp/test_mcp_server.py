@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mcp_client import connect
+from support.mcp_client import connect
 
 from todo_ls.store import Store
 from todo_ls.todos.tools import SESSION_ARG, snapshot_path

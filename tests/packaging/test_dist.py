@@ -27,7 +27,7 @@ from email.parser import HeaderParser
 from pathlib import Path
 
 import pytest
-from reliability_support import end_process, initialize_over_stdio
+from support.reliability_support import end_process, initialize_over_stdio
 
 from todo_ls import __version__
 

@@ -24,10 +24,10 @@ from typing import Any
 
 import jsonrpc_frames
 import pytest
-from fake_model import FakeModel
-from fake_v2 import FakeV2Server
-from reliability_support import ServerThread, initialize_over_stdio, read_message
-from scenarios import OpencodeServer
+from support.fake_model import FakeModel
+from support.fake_v2 import FakeV2Server
+from support.reliability_support import ServerThread, initialize_over_stdio, read_message
+from support.scenarios import OpencodeServer
 
 from todo_ls.store import Store
 

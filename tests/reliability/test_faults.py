@@ -20,12 +20,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import lsp_harness as lsp
 import pytest
-from fake_host import FakeHost, FakeWorkspace
-from fake_v2 import FakeV2Server
-from reliability_support import ServerThread
-from scenarios import closed_port, until
+from support import lsp_harness as lsp
+from support.fake_host import FakeHost, FakeWorkspace
+from support.fake_v2 import FakeV2Server
+from support.reliability_support import ServerThread
+from support.scenarios import closed_port, until
 
 from todo_ls.checklist.model import FileItem
 from todo_ls.core import events as ev

@@ -22,10 +22,10 @@ from typing import Any, Literal
 
 import httpx
 import pytest
-from fake_host import FakeHost, FakeWorkspace
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from reliability_support import load_v1_sample
+from support.fake_host import FakeHost, FakeWorkspace
+from support.reliability_support import load_v1_sample
 
 from todo_ls.checklist.model import FileItem
 from todo_ls.core import events as ev

@@ -19,8 +19,13 @@ from typing import Any
 
 import jsonrpc_frames
 import pytest
-from fake_v2 import FakeV2Server, Variant
-from reliability_support import ServerThread, initialize_over_stdio, read_message, wait_until
+from support.fake_v2 import FakeV2Server, Variant
+from support.reliability_support import (
+    ServerThread,
+    initialize_over_stdio,
+    read_message,
+    wait_until,
+)
 
 from todo_ls.store import DB_NAME, Store
 

@@ -32,8 +32,8 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import pytest
-from fake_v2 import FakeV2Server
-from reliability_support import (
+from support.fake_v2 import FakeV2Server
+from support.reliability_support import (
     ServerThread,
     StdioLanguageServer,
     SuperviseProcess,

@@ -20,10 +20,10 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-import lsp_harness as lsp
 import pytest
 import pytest_asyncio
 from lsprotocol import types
+from support import lsp_harness as lsp
 
 from todo_ls.store import DB_NAME, Store
 

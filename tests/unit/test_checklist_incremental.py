@@ -4,18 +4,14 @@ path for the edits a user types most: characters inside an item or a paragraph."
 from __future__ import annotations
 
 import random
-import sys
-from pathlib import Path
 
 import pytest
+from corpus import make_corpus
 
 from todo_ls.checklist import parse
 from todo_ls.checklist.incremental import reparse
 from todo_ls.checklist.lines import split_lines
 from todo_ls.checklist.reference import reference_parse
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-from corpus import make_corpus
 
 TEXT = make_corpus(items=600, seed=3)
 LINES = split_lines(TEXT)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 
-from client_sources import PROTOCOL_LUA, ROOT, VSCODE_SRC, lua_table, ts_const_object
+from support.client_sources import PROTOCOL_LUA, ROOT, VSCODE_SRC, lua_table, ts_const_object
 
 from todo_ls import payloads
 from todo_ls.server.app import create_server

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 import pytest
-from hook_project import PLAN, HookProject
+from support.hook_project import PLAN, HookProject
 
 from todo_ls.hook import hosts, protocol, run
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hook_project import HookProject
+from support.hook_project import HookProject
 
 from todo_ls.hook import hosts, run
 from todo_ls.hook.transcript import Transcript, evidence

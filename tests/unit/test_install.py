@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from install_options import COMMAND, options, printed
+from support.install_options import COMMAND, options, printed
 
 from todo_ls.install import HOSTS, Options, claude_code, codex, gemini_cli, todo_ls_command
 

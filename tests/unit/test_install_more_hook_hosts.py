@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from install_options import COMMAND, options, printed
+from support.install_options import COMMAND, options, printed
 
 from todo_ls.install import Options, kimi_code, mistral_vibe, openhands
 

@@ -10,7 +10,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from install_options import COMMAND, options, printed
+from support.install_options import COMMAND, options, printed
 
 from todo_ls.install import copilot_cli, droid, qwen_code
 

@@ -24,7 +24,10 @@ from typing import Any
 
 import httpx
 import pytest
-from hostile_repo import (
+
+# The fake OpenCode 2.x server of the host tests stands in for the user's own server.
+from support.fake_v2 import FakeV2Server
+from support.hostile_repo import (
     FORBIDDEN_KEYS,
     INSIDE_ITEM,
     LINKED_ITEM,
@@ -44,13 +47,6 @@ from todo_ls.settings import project_file
 from todo_ls.settings.model import Settings, load_settings
 from todo_ls.store import DB_NAME, Store
 from todo_ls.workspace import Folder, WorkspaceIndex
-
-# The fake OpenCode 2.x server of the host tests stands in for the user's own server.
-_HOSTS = str(Path(__file__).resolve().parents[1] / "hosts")
-if _HOSTS not in sys.path:
-    sys.path.append(_HOSTS)
-
-from fake_v2 import FakeV2Server  # noqa: E402  (after the path it lives on)
 
 pytestmark = pytest.mark.timeout(60)
 

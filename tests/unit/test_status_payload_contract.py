@@ -18,7 +18,7 @@ import typing
 from typing import Any, Literal, Union, get_args, get_origin
 
 import pytest
-from client_sources import (
+from support.client_sources import (
     PROTOCOL_LUA,
     VSCODE_SRC,
     Field,

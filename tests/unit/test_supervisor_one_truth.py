@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fake_host import FakeHost
+from support.fake_host import FakeHost
 from test_supervisor_runtime import Harness
 from test_supervisor_service import Bridge, S
 

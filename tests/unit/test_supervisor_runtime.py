@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fake_host import ALL_CAPABILITIES, FakeHost, FakeWorkspace
+from support.fake_host import ALL_CAPABILITIES, FakeHost, FakeWorkspace
 
 from todo_ls.checklist.model import FileItem
 from todo_ls.core import events as ev

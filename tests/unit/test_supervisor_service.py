@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fake_host import ALL_CAPABILITIES, FakeHost
+from support.fake_host import ALL_CAPABILITIES, FakeHost
 
 from todo_ls.commands.supervise import headless_settings, run_supervise, supervise
 from todo_ls.core import events as ev

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import json
 import random
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from corpus import make_corpus
 
 from todo_ls.checklist import StateRegistry, Symbol, document_symbols, parse
 from todo_ls.checklist.incremental import reparse
@@ -18,9 +18,6 @@ from todo_ls.server.document_symbols import OutlineParts, SymbolEncoder
 from todo_ls.server.folding import encode_all
 from todo_ls.server.positions import Encoding
 from todo_ls.workspace import FileState
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-from corpus import make_corpus
 
 PLAN = """\
 # Plan 🚀

@@ -14,7 +14,7 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
-from agent_harness import (
+from support.agent_harness import (
     AgentRun,
     GeminiTui,
     Json,
@@ -23,9 +23,9 @@ from agent_harness import (
     _installed,
     run_to_end,
 )
-from fake_agent_models import FakeChatCompletionsAPI, tick_all
-from fake_model import Reply
-from reliability_support import wait_until
+from support.fake_agent_models import FakeChatCompletionsAPI, tick_all
+from support.fake_model import Reply
+from support.reliability_support import wait_until
 
 QWEN_VERSION = "0.24.4"
 COPILOT_VERSION = "1.0.102"

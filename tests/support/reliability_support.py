@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import jsonrpc_frames
-from fake_v2 import FakeV2Server
+
+from support.fake_v2 import FakeV2Server
 
 REPO = Path(__file__).resolve().parents[2]
 # The 489 events recorded from OpenCode 1.18.33 (a copy of the reference sample kept with the

@@ -9,11 +9,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent_harness import AgentRun, Project, _cache, _installed
-from chat_agents import ChatAgent
-from fake_agent_models import FakeChatCompletionsAPI
-from fake_model import Reply
-
+from support.agent_harness import AgentRun, Project, _cache, _installed
+from support.chat_agents import ChatAgent
+from support.fake_agent_models import FakeChatCompletionsAPI
+from support.fake_model import Reply
 from todo_ls.store import Store
 
 VIBE_VERSION = "3.0.3"

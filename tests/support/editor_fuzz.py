@@ -24,9 +24,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from lsp_harness import Editor
 from lsprotocol import types
 
+from support.lsp_harness import Editor
 from todo_ls.checklist import (
     OPEN_STATES,
     Checklist,

@@ -26,11 +26,11 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import httpx
-from fake_model import FakeModel, http_error
-from fake_model import bash as bash_reply
-from fake_model import text as text_reply
-from fake_v2 import FakeV2Server
 
+from support.fake_model import FakeModel, http_error
+from support.fake_model import bash as bash_reply
+from support.fake_model import text as text_reply
+from support.fake_v2 import FakeV2Server
 from todo_ls.core.clock import SystemClock, Timer
 from todo_ls.core.events import HostEvent
 
@@ -266,7 +266,7 @@ class KiloServer(OpencodeServer):
 async def discovering_editor(project: Path, state_dir: Path) -> AsyncIterator[Any]:
     """A language server (the LSP suite's test editor) in `project` with PLAN.md subscribed
     and no `supervisor.url`: it has to find the server on its own."""
-    from lsp_harness import start_editor
+    from support.lsp_harness import start_editor
 
     settings = {"markdownFiles": ["PLAN.md"], "supervisor": {"url": None, "settleMs": 300}}
     started = await start_editor(

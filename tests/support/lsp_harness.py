@@ -29,8 +29,8 @@ from lsprotocol import types
 from pygls.protocol import default_converter
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
-from wire_check import plain, problems
 
+from support.wire_check import plain, problems
 from todo_ls.payloads import ANSWERS, StatusPayload
 
 SERVER = [sys.executable, "-m", "todo_ls"]

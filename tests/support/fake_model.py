@@ -6,7 +6,7 @@ real-OpenCode tests use.
 "Done.", when the queue is empty), side requests (those offering no tools: titles, summaries)
 answered apart without consuming the queue, and a log of the agent requests so tests can assert
 what the model saw. A subclass only writes its wire format (`answer`). The agent CLI fakes
-(Anthropic Messages, OpenAI Responses) live in tests/agents/fake_agent_models.py.
+(Anthropic Messages, OpenAI Responses) live in tests/support/fake_agent_models.py.
 
 `FakeModel` is the chat-completions one: OpenCode (provider `@ai-sdk/openai-compatible`,
 `baseURL` = `FakeModel.base_url`) posts each agent step to `/v1/chat/completions` with

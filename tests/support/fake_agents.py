@@ -14,8 +14,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from fake_v2 import FakeV2Server
-
+from support.fake_v2 import FakeV2Server
 from todo_ls.store import Store
 
 # The environment variable that carries a 2.x server's password to todo-ls.

@@ -1,7 +1,7 @@
 """The real agent CLIs (Claude Code 2.1.332, Codex 0.171.0, Gemini CLI 0.61.0) run offline
 against the scripted fake models, in a throw-away project whose hooks `todo-ls install` wrote.
 
-A plain module, imported by name (see tests/lsp/lsp_harness.py for why not `conftest`); the
+A plain module, imported by name (see tests/support/lsp_harness.py for why not `conftest`); the
 fixtures are in conftest.py. The binaries come from scripts/setup-agents.sh; when one is
 missing the tests fail and say so (they are never skipped).
 
@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from fake_agent_models import (
+from support.fake_agent_models import (
     FakeGeminiAPI,
     FakeMessagesAPI,
     FakeResponsesAPI,
@@ -36,10 +36,9 @@ from fake_agent_models import (
     gemini_shell,
     gemini_write_todos,
 )
-from fake_model import Reply, stall
-from lsp_harness import with_no_host
-from reliability_support import StdioLanguageServer, end_process, wait_until
-
+from support.fake_model import Reply, stall
+from support.lsp_harness import with_no_host
+from support.reliability_support import StdioLanguageServer, end_process, wait_until
 from todo_ls.store import HookSession, Store
 
 Json = dict[str, Any]

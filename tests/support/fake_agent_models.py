@@ -1,6 +1,6 @@
 """Scripted fake model servers for the real agent CLIs: the Anthropic Messages API (Claude Code),
 the OpenAI Responses API (Codex) and OpenAI chat completions (Qwen Code, Copilot CLI, Droid).
-All reuse `ScriptedModel` (tests/hosts/fake_model.py):
+All reuse `ScriptedModel` (tests/support/fake_model.py):
 every agent request takes the next `Reply` of the script, requests offering no tools are side
 requests answered with a short text, and the agent requests are logged so a test can read what
 the model received (`user_texts`, `nudges`).
@@ -15,7 +15,7 @@ import json
 import re
 import time
 
-from fake_model import FakeModel, Json, ModelHandler, Reply, ScriptedModel
+from support.fake_model import FakeModel, Json, ModelHandler, Reply, ScriptedModel
 
 NUDGE_MARK = "nudge #"  # every todo-ls nudge names itself ("Idle nudge #1 — …")
 
