@@ -35,12 +35,7 @@ from todo_ls.payloads import (
 from todo_ls.settings.model import SupervisorSettings
 from todo_ls.store import Store
 from todo_ls.supervisor import skips
-from todo_ls.supervisor.activity import (
-    Effect,
-    SessionGone,
-    Tracker,
-    TreeView,
-)
+from todo_ls.supervisor.activity import Effect, SessionGone, Tracker, TreeView
 from todo_ls.supervisor.announce import Announcer
 from todo_ls.supervisor.background import Background
 from todo_ls.supervisor.connection import HostConnection
@@ -475,16 +470,14 @@ class Runtime:
         return self.connection.status(self.settings)
 
     def status(self, folder: str | None = None) -> SupervisorStatus:
-        """The `supervisor` part of `todoLs/status` for this runtime alone (of one workspace
-        folder when given)."""
+        """The `supervisor` part of `todoLs/status` for this runtime (of `folder` when given)."""
         sessions = [record.to_wire() for record in self.sessions(folder)]
         return {"enabled": True, "host": self.host_status(), "sessions": sessions}
 
     def state_word(
         self, folder: str | None = None
     ) -> SessionState | Literal["disconnected"] | None:
-        """The most urgent state over the workspace's (or `folder`'s) sessions (None
-        without any)."""
+        """The most urgent state over the workspace's (or `folder`'s) sessions, None if none."""
         if not self.connected:
             return DISCONNECTED
         return aggregate_state(found.decision.state for _, found in listed(self._records, folder))
