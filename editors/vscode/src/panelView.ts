@@ -55,7 +55,7 @@ export class PanelView implements vscode.TreeDataProvider<PanelNode>, vscode.Dis
   private readonly subscriptions: vscode.Disposable[] = [];
   /** Latest input per workspace folder URI. */
   private readonly folders = new Map<string, HeldFolder>();
-  /** Files listed per workspace folder URI: FILES_PAGE, and FILES_PAGE more per "Show more". */
+  /** Files listed per workspace folder (`folderKey`): FILES_PAGE, and FILES_PAGE more per "Show more". */
   private readonly shownFiles = new Map<string, number>();
   /** Bumped by each reload: a file read for an older one is shown, not kept. */
   private generation = 0;
@@ -234,7 +234,8 @@ export class PanelView implements vscode.TreeDataProvider<PanelNode>, vscode.Dis
     if (node?.kind !== "more") {
       return;
     }
-    this.shownFiles.set(node.workspace, (this.shownFiles.get(node.workspace) ?? FILES_PAGE) + FILES_PAGE);
+    const key = folderKey(node.workspace);
+    this.shownFiles.set(key, (this.shownFiles.get(key) ?? FILES_PAGE) + FILES_PAGE);
     await this.reload();
   }
 
@@ -341,7 +342,7 @@ export class PanelView implements vscode.TreeDataProvider<PanelNode>, vscode.Dis
     try {
       const fresh = new Map<string, HeldFolder>();
       for (const workspace of workspaces) {
-        const list = await this.readFolder(workspace, this.shownFiles.get(workspace) ?? FILES_PAGE);
+        const list = await this.readFolder(workspace, this.shownFiles.get(folderKey(workspace)) ?? FILES_PAGE);
         fresh.set(list.workspace, { workspace: list.workspace, list, loaded: new Map() });
       }
       // What the files held may have changed: each expanded file is read again when the
@@ -415,6 +416,11 @@ function nodeId(node: PanelNode): string {
     case "more":
       return `more:${node.workspace}`;
   }
+}
+
+/** A folder's key whichever side spelled its URI (VS Code and the server may escape it apart). */
+function folderKey(uri: string): string {
+  return vscode.Uri.parse(uri).fsPath;
 }
 
 /** Files start collapsed (the first few expanded) until read; a read file or another node with
