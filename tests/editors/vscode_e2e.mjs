@@ -478,9 +478,12 @@ async function panel() {
 
 /** The tree's rows after scrolling it to its end (it renders only the rows in sight). */
 async function panelEnd(pane) {
-  await pane.locator(".monaco-list").first().hover();
+  // The mouse moved and the wheel turned directly: a locator's hover waits for the element to
+  // settle, which a tree re-rendering after each status delays by seconds.
+  const box = await pane.locator(".monaco-list").first().boundingBox();
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
   await page.mouse.wheel(0, 100_000);
-  await page.waitForTimeout(200);
+  await page.waitForTimeout(100);
   return await panelRows(pane);
 }
 
