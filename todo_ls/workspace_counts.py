@@ -48,6 +48,9 @@ class FolderCounts:
         self._summaries: dict[Path, FileSummary] = {}
         self._counts: dict[str, int] = {}
         self._ranked: list[_Rank] = []
+        # The files by path, sorted when a page asks for them after a file came or went
+        # (a change of counts keeps it): never re-sorted per change.
+        self._by_path: list[tuple[str, Path]] | None = None
 
     def __len__(self) -> int:
         return len(self._summaries)
@@ -69,6 +72,8 @@ class FolderCounts:
             return
         if old is not None:
             self._uncount(path, old)
+        else:
+            self._by_path = None
         self._summaries[path] = summary
         for state, n in summary.by_state.items():
             self._counts[state] = self._counts.get(state, 0) + n
@@ -79,6 +84,7 @@ class FolderCounts:
         old = self._summaries.pop(path, None)
         if old is not None:
             self._uncount(path, old)
+            self._by_path = None
 
     def _uncount(self, path: Path, old: FileSummary) -> None:
         for state, n in old.by_state.items():
@@ -107,6 +113,30 @@ class FolderCounts:
             if rank[2] not in taken:
                 chosen.append(rank)
         return [(rank[2], self._summaries[rank[2]]) for rank in chosen]
+
+    def page_by_path(self, offset: int, limit: int) -> list[tuple[Path, FileSummary]]:
+        """Files `offset` to `offset + limit` of this folder, sorted by path: how a panel lists
+        every file, a page at a time."""
+        if self._by_path is None:
+            self._by_path = sorted((str(p), p) for p in self._summaries)
+        return [(p, self._summaries[p]) for _, p in self._by_path[offset : offset + limit]]
+
+
+def page_by_path(
+    folders: Iterable[FolderCounts], offset: int, limit: int
+) -> list[tuple[Path, FileSummary]]:
+    """`FolderCounts.page_by_path` over several folders, one after the other in their order."""
+    found: list[tuple[Path, FileSummary]] = []
+    for counts in folders:
+        if len(found) >= limit:
+            break
+        n = len(counts)
+        if offset >= n:
+            offset -= n
+            continue
+        found += counts.page_by_path(offset, limit - len(found))
+        offset = 0
+    return found
 
 
 def top_files(

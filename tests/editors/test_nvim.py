@@ -125,8 +125,10 @@ def run_scenario(
     server: list[str] = SERVER,
     extra_env: dict[str, str] | None = None,
     workspace: Path | None = None,
+    timeout: float = TIMEOUT_S,
 ) -> NvimRun:
-    """Runs `scenario` in `workspace` (a fresh `make_workspace` by default)."""
+    """Runs `scenario` in `workspace` (a fresh `make_workspace` by default), killed after
+    `timeout` seconds."""
     workspace = workspace or make_workspace(tmp_path)
     result_file = tmp_path / "result.json"
     env = {
@@ -142,7 +144,7 @@ def run_scenario(
         env=env,
         capture_output=True,
         text=True,
-        timeout=TIMEOUT_S,
+        timeout=timeout,
         check=False,
     )
     result = json.loads(result_file.read_text("utf-8")) if result_file.exists() else {}

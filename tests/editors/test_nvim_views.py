@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from big_workspace import note_path, note_text, write_big_workspace
 from support.fake_model import FakeModel, text
 from support.scenarios import OpencodeServer, free_port
 from test_editor_agent import model
@@ -66,6 +67,45 @@ def test_panel_lists_toggles_filters_and_closes(tmp_path: Path, plugin_copy: Pat
     assert data["jumped"] == {"buf": True, "lnum": SHIP_LINE + 1}
     assert data["closed_by_jump"] is True
     assert run.messages(min_level=3) == []  # no warning or error
+
+
+def test_panel_opens_expands_ticks_and_pages_a_20000_file_workspace(
+    tmp_path: Path, plugin_copy: Path
+) -> None:
+    """docs: doc/todo_ls.txt, todo_ls-panel. The bounds are generous (a 2-core machine shared
+    with other work); what they guard is that nothing waits on the workspace's size."""
+    files = 20_000
+    workspace = write_big_workspace(tmp_path / "vault", files)
+    run = run_scenario(
+        "panel_big",
+        tmp_path,
+        plugin_copy,
+        extra_env={"TODO_LS_TEST_FILES": str(files)},
+        workspace=workspace,
+        timeout=300,
+    )
+    assert run.returncode == 0 and run.result.get("error") is None, run.explain()
+    data = run.data
+    print(f"panel with {files} files (ms): {data['ms']}")
+    lines = data["lines"]
+    first = lines.index(f"{note_path(0)}  2 open of 3")
+    assert lines[first + 1 : first + 4] == ["  [ ] task 0.0", "  [ ] task 0.1", "  [x] task 0.2"]
+    assert f"… {files - 50} more files: press m to list more" in lines
+    assert data["collapsed"] == f"{note_path(30)}  2 open of 3  (o: show)"
+    assert data["unread"] is True
+    assert data["expanded"] == [
+        f"{note_path(30)}  2 open of 3",
+        "  [ ] task 30.0",
+        "  [ ] task 30.1",
+        "  [x] task 30.2",
+    ]
+    assert (workspace / note_path(30)).read_text(encoding="utf-8") == note_text(30).replace(
+        "- [ ] task 30.0", "- [x] task 30.0"
+    )
+    assert data["more"][-1] == f"… {files - 100} more files: press m to list more"
+    ms = data["ms"]
+    assert ms["open"] <= 120_000, ms
+    assert max(ms["expand"], ms["tick"], ms["more"]) <= 20_000, ms
 
 
 def test_panel_status_and_checkhealth_say_why_the_host_is_not_connected(

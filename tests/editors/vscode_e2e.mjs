@@ -16,8 +16,10 @@
 //                    in the status bar, nothing else: bench/bench_vscode_start.py times it)
 //                    or "slow-start" (a palette command while the server waits for the file
 //                    GATE before it starts; the driver then creates GATE: the command's answer)
+//                    or "big" (a workspace of FILES subscribed notes, tests/editors/big_workspace.py:
+//                    the view lists the first files, expands one, ticks an item, shows more)
 // Prints one JSON line per passed step (ms since start) and exits 1 on the first failure.
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 
@@ -37,7 +39,7 @@ const brokenCommand = JSON.parse(env("BROKEN_SERVER_COMMAND"));
 // "editing" (default): the editor features; "agent": a real OpenCode at work (PROGRESS: "4/7 open").
 const scenario = process.env.SCENARIO ?? "editing";
 // PLAN.md as the test wrote it, before any edit.
-const PLAN = readFileSync(path.join(workspace, "PLAN.md"), "utf8");
+const PLAN = existsSync(path.join(workspace, "PLAN.md")) ? readFileSync(path.join(workspace, "PLAN.md"), "utf8") : "";
 const { chromium } = createRequire(path.join(env("PLAYWRIGHT_DIR"), "noop.js"))("playwright-core");
 
 const started = Date.now();
@@ -474,6 +476,65 @@ async function panel() {
   step("agent session finished", { rows: over.split("\n"), screenshot: await shot("20-view-agent-done") });
 }
 
+/** The tree's rows after scrolling it to its end (it renders only the rows in sight). */
+async function panelEnd(pane) {
+  // The mouse moved and the wheel turned directly: a locator's hover waits for the element to
+  // settle, which a tree re-rendering after each status delays by seconds.
+  const box = await pane.locator(".monaco-list").first().boundingBox();
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  await page.mouse.wheel(0, 100_000);
+  await page.waitForTimeout(100);
+  return await panelRows(pane);
+}
+
+/**
+ * A workspace of FILES subscribed notes (tests/editors/big_workspace.py; note n holds `task n.0`
+ * to `task n.2`, two open): the view lists the first files by path with the first ones' items,
+ * a collapsed file's items are read when it is expanded, ticking one of them writes the file,
+ * and "Show more" lists 50 more files. Each step's `ms` says how long the user waited.
+ */
+async function big() {
+  const total = Number(env("FILES"));
+  const name = (n) => `notes/part${String(Math.floor(n / 1000)).padStart(2, "0")}/n${String(n).padStart(5, "0")}.md`;
+  const pane = await panelView();
+  const shown = await waitFor("the first files in the view", () => panelRows(pane),
+    (t) => t.includes(`${name(0)} 2 open of 3`) && t.includes("[ ] task 0.0"), 240_000);
+  step("view lists the first files", { rows: shown.split("\n").slice(0, 12), screenshot: await shot("22-big-view") });
+
+  // Collapse All (the view's title bar): the 50 files, one row each.
+  await pane.locator(".pane-header").first().hover();
+  await pane.locator(".pane-header .action-label[aria-label^='Collapse All']").first().click();
+  const target = 24; // beyond the files shown expanded at first: its items were never read
+  await waitFor("the files collapsed", () => panelRows(pane), (t) => !t.includes("task 0.0") && t.includes(name(target)));
+  const before = await panelRows(pane);
+  step("files collapsed", { unread: !before.includes(`task ${target}.0`) });
+  const row = pane.locator(".monaco-list-row", { hasText: name(target) }).first();
+  await row.locator(".monaco-tl-twistie").click();
+  const expanded = await waitFor("the expanded file's items", () => panelRows(pane), (t) => t.includes(`[ ] task ${target}.0`) && t.includes(`[x] task ${target}.2`));
+  const ofTarget = (rows) => rows.split("\n").filter((r) => r.includes(name(target)) || r.includes(`Note ${target} `) || r.includes(`task ${target}.`));
+  step("file expanded", { rows: ofTarget(expanded), screenshot: await shot("23-big-expanded") });
+
+  const file = path.join(workspace, name(target));
+  const item = pane.locator(".monaco-list-row", { hasText: `task ${target}.0` }).first();
+  await waitFor("the ticked item on disk", async () => {
+    const text = readFileSync(file, "utf8");
+    if (!text.includes(`- [x] task ${target}.0`)) {
+      await item.locator(".custom-view-tree-node-item-checkbox").click();
+      await page.waitForTimeout(1_500);
+    }
+    return readFileSync(file, "utf8");
+  }, (t) => t.includes(`- [x] task ${target}.0`), 60_000);
+  const ticked = await waitFor("the view's new count", () => panelRows(pane), (t) => t.includes(`${name(target)} 1 open of 3`) && t.includes(`[x] task ${target}.0`), 60_000);
+  step("item ticked", { rows: ofTarget(ticked), screenshot: await shot("24-big-ticked") });
+
+  const more = `${total - 50} more files — Show more`;
+  await waitFor("the Show more line", () => panelEnd(pane), (t) => t.includes(more));
+  step("show more line", {});
+  await pane.locator(".monaco-list-row", { hasText: more }).first().click();
+  const listed = await waitFor("50 more files", () => panelEnd(pane), (t) => t.includes(`${total - 100} more files — Show more`) && t.includes(name(99)), 60_000);
+  step("show more lists 50 more", { rows: listed.split("\n").slice(-4), screenshot: await shot("25-big-more") });
+}
+
 let failed = false;
 try {
   if (scenario === "start") {
@@ -483,6 +544,9 @@ try {
   } else if (scenario === "slow-start") {
     await openPlan("write the intro");
     await slowStart();
+  } else if (scenario === "big") {
+    await loadWorkbench();
+    await big();
   } else if (scenario === "panel") {
     await loadWorkbench();
     await panel();

@@ -120,6 +120,11 @@ async def test_list_has_file_items_by_uri_and_session_items(
         {"sessionID": FIRST, "index": 2, "content": "Update the docs", "status": "pending",
          "priority": "low"},
     ]  # fmt: skip
+    # One session's list alone: what a panel asks for the session it shows.
+    own = await two.command("todoLs.list", {"sessionID": FIRST})
+    assert (own["items"], own["itemsTotal"]) == (sessions, 3)
+    page = await two.command("todoLs.list", {"sessionID": FIRST, "offset": 1, "limit": 1})
+    assert (page["items"], page["itemsTotal"]) == (sessions[1:2], 3)
 
     only_second = await two.command("todoLs.list", {"workspace": second.as_uri()})
     assert only_second["workspace"] == second.as_uri()

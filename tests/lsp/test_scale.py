@@ -78,6 +78,45 @@ async def test_list_gives_one_files_items_or_a_page(editor: Editor, root: Path) 
     first = await editor.command("todoLs.list", {"limit": 2})
     assert first["items"] == everything["items"][:2]
 
-    for bad in ({"limit": 0}, {"offset": -1}, {"limit": "10"}, {"uri": 5}):
+    for bad in ({"limit": -1}, {"offset": -1}, {"limit": "10"}, {"uri": 5}):
         with pytest.raises(JsonRpcInvalidParams):
             await editor.command("todoLs.list", bad)
+
+
+async def test_list_with_limit_0_counts_without_items(editor: Editor, root: Path) -> None:
+    total_open = sum(_open_count(n) for n in range(FILES))
+    counted = await editor.command("todoLs.list", {"limit": 0})
+    assert (counted["items"], counted["itemsTotal"]) == ([], total_open)
+    one = (root / "docs" / "plan03.md").as_uri()
+    counted = await editor.command("todoLs.list", {"uri": one, "limit": 0})
+    assert (counted["items"], counted["itemsTotal"]) == ([], 3)
+
+
+async def test_list_pages_every_file_by_path_with_its_counts(editor: Editor, root: Path) -> None:
+    """What a panel shows of a workspace bigger than a status: every file, page after page."""
+    uris = [(root / "docs" / f"plan{n:02d}.md").as_uri() for n in range(FILES)]
+    seen: list[dict[str, Any]] = []
+    for offset in range(0, FILES + 25, 25):
+        page = await editor.command(
+            "todoLs.list", {"limit": 0, "filesOffset": offset, "filesLimit": 25}
+        )
+        assert page["filesTotal"] == FILES and page["items"] == []
+        assert len(page["files"]) == min(25, max(0, FILES - offset))
+        seen += page["files"]
+    assert [f["uri"] for f in seen] == uris  # sorted by path, none twice, none left out
+    assert [(f["open"], f["total"]) for f in seen] == [
+        (_open_count(n), _open_count(n) + 1) for n in range(FILES)
+    ]
+    first = await editor.command("todoLs.list", {"filesOffset": 0})
+    assert [f["uri"] for f in first["files"]] == uris[:LISTED]  # 50 unless told otherwise
+    for bad in ({"filesLimit": 1001}, {"filesOffset": -1}, {"filesLimit": "5"}):
+        with pytest.raises(JsonRpcInvalidParams):
+            await editor.command("todoLs.list", bad)
+
+
+async def test_list_of_one_session_is_that_sessions_items_only(editor: Editor) -> None:
+    """No agent here: a session's list is empty, and it never holds the files' items."""
+    listed = await editor.command("todoLs.list", {"sessionID": "ses_none"})
+    assert (listed["items"], listed["itemsTotal"]) == ([], 0)
+    with pytest.raises(JsonRpcInvalidParams):
+        await editor.command("todoLs.list", {"sessionID": "ses_none", "uri": "file:///x.md"})

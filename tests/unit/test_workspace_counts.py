@@ -12,7 +12,7 @@ import pytest
 from todo_ls import checklist
 from todo_ls.checklist import Progress, StateRegistry
 from todo_ls.workspace import Folder, WorkspaceIndex
-from todo_ls.workspace_counts import FileSummary, FolderCounts
+from todo_ls.workspace_counts import FileSummary, FolderCounts, page_by_path
 
 LINES = [
     "# Heading",
@@ -89,6 +89,9 @@ def test_counts_by_delta_equal_a_fresh_parse(tmp_path: Path, seed: int) -> None:
         counts = index.counts(folder)
         assert counts.progress() == _fresh(index, folder, editor), (seed, action, path)
         assert sorted(counts.paths()) == index.subscribed(folder)
+        by_path = [p for p, _ in counts.page_by_path(0, 100)]
+        assert by_path == sorted(index.subscribed(folder), key=str)
+        assert [s for _, s in counts.page_by_path(1, 2)] == [counts.get(p) for p in by_path[1:3]]
         opened = [p for p in index.subscribed(folder) if p in editor]
         top = [p for p, _ in counts.top(3, index.open_paths())]
         assert (
@@ -114,3 +117,35 @@ def test_ranking_follows_each_change() -> None:
     counts.remove(c)
     assert counts.progress() == Progress({"open": 1, "done": 7})
     assert len(counts) == 2
+
+
+def _summary(path: Path, n: int) -> FileSummary:
+    return FileSummary(path.as_uri(), {"open": n}, n)
+
+
+def test_pages_by_path_follow_files_that_come_and_go() -> None:
+    counts = FolderCounts()
+    paths = [Path(f"/w/{name}.md") for name in ("d", "b", "a", "c")]
+    for n, path in enumerate(paths):
+        counts.set(path, _summary(path, n))
+    assert [p.name for p, _ in counts.page_by_path(0, 3)] == ["a.md", "b.md", "c.md"]
+    assert [p.name for p, _ in counts.page_by_path(3, 3)] == ["d.md"]
+    assert counts.page_by_path(4, 3) == []
+    counts.set(Path("/w/b.md"), _summary(Path("/w/b.md"), 9))  # a change of counts
+    assert counts.page_by_path(1, 1) == [(Path("/w/b.md"), _summary(Path("/w/b.md"), 9))]
+    counts.remove(Path("/w/a.md"))
+    counts.set(Path("/w/aa.md"), _summary(Path("/w/aa.md"), 0))
+    assert [p.name for p, _ in counts.page_by_path(0, 9)] == ["aa.md", "b.md", "c.md", "d.md"]
+    assert [p.name for p, _ in counts.page_by_path(0, 0)] == []
+
+
+def test_pages_by_path_run_through_the_folders_in_their_order() -> None:
+    first, second = FolderCounts(), FolderCounts()
+    for folder, names in ((first, ("y", "x")), (second, ("b", "a", "c"))):
+        for name in names:
+            path = Path(f"/{id(folder)}/{name}.md")
+            folder.set(path, _summary(path, 1))
+    names = [[p.name for p, _ in page_by_path([first, second], o, 2)] for o in range(0, 6, 2)]
+    assert names == [["x.md", "y.md"], ["a.md", "b.md"], ["c.md"]]
+    assert [p.name for p, _ in page_by_path([first, second], 1, 3)] == ["y.md", "a.md", "b.md"]
+    assert page_by_path([], 0, 5) == []

@@ -37,7 +37,12 @@ from todo_ls.payloads import (
 )
 from todo_ls.server.core import TodoLanguageServer
 from todo_ls.server.edits import apply_marker_edits
-from todo_ls.server.status import file_open_items, open_items_page, status_payload
+from todo_ls.server.status import (
+    file_open_items,
+    files_by_path,
+    open_items_page,
+    status_payload,
+)
 from todo_ls.workspace import Folder, SubscriptionError, path_to_uri, uri_to_path
 
 _Answer = TypeVar("_Answer")
@@ -90,15 +95,22 @@ def _workspace(ls: TodoLanguageServer, command: str, obj: Mapping[str, Any]) -> 
 
 
 LIST_LIMIT = 1000  # items of one `todoLs.list` answer unless it asks for another `limit`
+FILES_PAGE = 50  # files of a `todoLs.list` page by path unless it asks for another `filesLimit`
+FILES_PAGE_MAX = 1000  # the most files one answer lists: a panel asks page after page
 
 
-def _count_field(obj: Mapping[str, Any], name: str, default: int, minimum: int) -> int:
-    """An optional whole-number argument of `todoLs.list` (`offset`, `limit`)."""
+def _count_field(
+    obj: Mapping[str, Any], name: str, default: int, minimum: int, maximum: int | None = None
+) -> int:
+    """An optional whole-number argument of `todoLs.list` (`offset`, `limit`, `filesOffset`,
+    `filesLimit`)."""
     value: int | None = field_of(LIST, obj, name, int, optional=True)
     if value is None:
         return default
     if value < minimum:
         raise _invalid(f"{LIST}: `{name}` must be >= {minimum}")
+    if maximum is not None and value > maximum:
+        raise _invalid(f"{LIST}: `{name}` must be <= {maximum}")
     return value
 
 
@@ -208,23 +220,35 @@ def register(server: TodoLanguageServer) -> None:
         if not ls.workspace_index.folders:  # its payload names a folder: none before `initialize`
             raise JsonRpcServerNotInitialized()
         folder = _workspace(ls, LIST, obj)
-        uri: str | None = field_of(LIST, obj, "uri", str, optional=True)
+        uri: str | None = uri_of(LIST, obj, optional=True)
+        session: str | None = field_of(LIST, obj, "sessionID", str, optional=True)
+        if uri is not None and session is not None:
+            raise _invalid(f"{LIST}: `uri` and `sessionID` name different lists; give one")
         offset = _count_field(obj, "offset", 0, minimum=0)
-        limit = _count_field(obj, "limit", LIST_LIMIT, minimum=1)
+        limit = _count_field(obj, "limit", LIST_LIMIT, minimum=0)  # 0: the counts only
+        by_path = "filesOffset" in obj or "filesLimit" in obj
+        files_offset = _count_field(obj, "filesOffset", 0, minimum=0)
+        files_limit = _count_field(obj, "filesLimit", FILES_PAGE, 0, FILES_PAGE_MAX)
+        key = folder.key if folder is not None else None
         items: list[OpenItem | SessionItem]
         if uri is not None:
             path = uri_to_path(uri)
             listed = file_open_items(ls, path) if path is not None else []
             items, total = [*listed[offset : offset + limit]], len(listed)
+        elif session is not None:
+            own = [i for i in ls.supervision.session_items(key) if i["sessionID"] == session]
+            items, total = [*own[offset : offset + limit]], len(own)
         else:
-            key = folder.key if folder is not None else None
             files, total = open_items_page(ls, folder, offset, limit)
             sessions = ls.supervision.session_items(key)
             start = max(0, offset - total)
             items = [*files, *sessions[start : start + limit - len(files)]]
             total += len(sessions)
         # The payload after the items: a file read for them counts as it is now.
-        return {**status_payload(ls, folder), "items": items, "itemsTotal": total}
+        payload = status_payload(ls, folder)
+        if by_path:
+            payload["files"] = files_by_path(ls, folder, files_offset, files_limit)
+        return {**payload, "items": items, "itemsTotal": total}
 
     @server.command(REFRESH)
     def refresh(ls: TodoLanguageServer, *args: Any) -> RefreshResult:

@@ -19,7 +19,7 @@ from todo_ls.payloads import STATUS_NOTIFICATION, FileStatus, OpenItem, StatusPa
 from todo_ls.server.core import TodoLanguageServer
 from todo_ls.server.wire import RawJson, raw_protocol
 from todo_ls.workspace import FileState, Folder
-from todo_ls.workspace_counts import FileSummary, summed, top_files
+from todo_ls.workspace_counts import FileSummary, page_by_path, summed, top_files
 
 MIN_INTERVAL = 0.1
 # A rebuild that took t seconds waits COST_FACTOR * t before the next one (when that is more
@@ -81,6 +81,15 @@ def status_payload(ls: TodoLanguageServer, folder: Folder | None) -> StatusPaylo
     }
 
 
+def files_by_path(
+    ls: TodoLanguageServer, folder: Folder | None, offset: int, limit: int
+) -> list[FileStatus]:
+    """Entries `offset` to `offset + limit` of every subscribed file (of `folder`), sorted by
+    path (folder by folder): how a panel lists all of them, a page at a time."""
+    counts = [ls.workspace_index.counts(f) for f in _folders(ls, folder)]
+    return [_file_entry(summary) for _, summary in page_by_path(counts, offset, limit)]
+
+
 def _item_entry(state: FileState, item: FileItem) -> OpenItem:
     return {
         "uri": state.uri,
@@ -110,6 +119,8 @@ def open_items_page(
     folder, file and document order, and how many there are in all. Only the files holding
     the page are read: the others are skipped by their counted number of open items."""
     index = ls.workspace_index
+    if limit == 0:  # the count alone: the folders' totals, with no walk over their files
+        return [], summed(index.counts(f) for f in _folders(ls, only)).open
     found: list[OpenItem] = []
     total = 0
     for folder in _folders(ls, only):

@@ -13,12 +13,17 @@ export interface SymbolLike {
   children?: SymbolLike[];
 }
 
-/** What one workspace folder contributes: its latest list, and each file's symbols when known. */
+/** What the view read of one file when it was expanded: the server's document symbols, or
+ * (a server without them) the file's open items from `todoLs.list {uri}`. */
+export type FileContent = { symbols: SymbolLike[] } | { items: OpenItem[] };
+
+/** What one workspace folder contributes: its latest list (its first files by path, the
+ * sessions' own items) and what was read of each file expanded since. */
 export interface FolderInput {
   workspace: string;
   list: ListResult;
-  /** By file URI; absent: the server gave none (then the file's open items from the list). */
-  symbols: ReadonlyMap<string, SymbolLike[]>;
+  /** By file URI; a file absent here was not read yet: it shows collapsed, read when expanded. */
+  loaded: ReadonlyMap<string, FileContent>;
 }
 
 export interface FolderNode {
@@ -36,6 +41,10 @@ export interface FileNode {
   label: string;
   description: string;
   missing: boolean;
+  /** Its items were read: `children` holds them (else they are read when it is expanded). */
+  loaded: boolean;
+  /** Shown expanded at first (the first files of a folder; VS Code keeps what the user chose). */
+  expanded: boolean;
   children: PanelNode[];
 }
 
@@ -112,7 +121,21 @@ export interface HintNode {
   children: PanelNode[];
 }
 
-export type PanelNode = FolderNode | FileNode | HeadingNode | ItemNode | AgentsNode | SessionNode | SessionItemNode | HostErrorNode | HintNode;
+/** `N more files — Show more`: the folder lists more files than the view shows yet. */
+export interface MoreNode {
+  kind: "more";
+  workspace: string;
+  label: string;
+  command: string;
+  children: PanelNode[];
+}
+
+export type PanelNode = FolderNode | FileNode | HeadingNode | ItemNode | AgentsNode | SessionNode | SessionItemNode | HostErrorNode | HintNode | MoreNode;
+
+/** Files a folder shows at first, and how many more each "Show more" adds. */
+export const FILES_PAGE = 50;
+/** The first files of a folder shown expanded: their items are read at once, the others' on expand. */
+export const AUTO_EXPAND_FILES = 20;
 
 export const OPEN_STATES = ["open", "inProgress", "blocked"];
 const CLOSED_STATES = ["done", "canceled"];
@@ -145,6 +168,7 @@ export interface PanelOptions {
   /** Commands the hint lines run. */
   subscribeCommand: string;
   connectCommand: string;
+  moreFilesCommand: string;
 }
 
 /** The item state a symbol's `detail` names (`done`, `inProgress · 1/2 done`…), or undefined for a heading. */
@@ -202,7 +226,7 @@ function symbolNodes(uri: string, symbols: SymbolLike[], hideDone: boolean): Pan
 
 /** The file's open items from `todoLs.list` (a server without document symbols): flat, in line order. */
 function listNodes(uri: string, items: OpenItem[]): PanelNode[] {
-  return items
+  return [...items]
     .filter((item) => item.uri === uri)
     .sort((a, b) => a.line - b.line)
     .map((item) => {
@@ -264,13 +288,20 @@ function agentsNode(folder: FolderInput, options: PanelOptions): AgentsNode {
   return { kind: "agents", workspace: folder.workspace, label: "Agents", description, children };
 }
 
-/** One folder's nodes: its subscribed files (or a hint to subscribe one), then Agents. */
+/** What an expanded file holds: its items as in the document (or its open items, flat). */
+export function fileChildren(content: FileContent | undefined, uri: string, options: PanelOptions): PanelNode[] {
+  if (content === undefined) {
+    return [];
+  }
+  return "symbols" in content ? symbolNodes(uri, content.symbols, options.hideDone) : listNodes(uri, content.items);
+}
+
+/** One folder's nodes: its subscribed files listed so far (or a hint to subscribe one), a
+ * "Show more" line when it has more, then Agents. */
 export function folderNodes(folder: FolderInput, options: PanelOptions): PanelNode[] {
   const list = folder.list;
-  const openItems = list.items.filter((i): i is OpenItem => !isSessionItem(i));
-  const nodes: PanelNode[] = list.files.map((file) => {
-    const symbols = folder.symbols.get(file.uri);
-    const children = file.missing ? [] : symbols !== undefined ? symbolNodes(file.uri, symbols, options.hideDone) : listNodes(file.uri, openItems);
+  const nodes: PanelNode[] = list.files.map((file, index) => {
+    const content = folder.loaded.get(file.uri);
     return {
       kind: "file",
       workspace: folder.workspace,
@@ -278,11 +309,17 @@ export function folderNodes(folder: FolderInput, options: PanelOptions): PanelNo
       label: relativeTo(folder.workspace, file.uri),
       description: file.missing ? "missing" : `${file.open} open of ${file.total}`,
       missing: file.missing,
-      children,
+      loaded: file.missing || content !== undefined,
+      expanded: index < AUTO_EXPAND_FILES,
+      children: file.missing ? [] : fileChildren(content, file.uri, options),
     };
   });
   if (nodes.length === 0) {
     nodes.push({ kind: "hint", workspace: folder.workspace, label: "No subscribed files — Subscribe this file", command: options.subscribeCommand, children: [] });
+  }
+  const more = list.filesTotal - list.files.length;
+  if (more > 0) {
+    nodes.push({ kind: "more", workspace: folder.workspace, label: `${more} more file${more === 1 ? "" : "s"} — Show more`, command: options.moreFilesCommand, children: [] });
   }
   nodes.push(agentsNode(folder, options));
   return nodes;
@@ -310,7 +347,10 @@ export function panelRoots(folders: FolderInput[], options: PanelOptions): Panel
   }));
 }
 
-/** A status that arrived after the last list: its counts and sessions, the list's items. */
+/** A status that arrived after the last list: its counts and sessions at once; the files the
+ * view lists keep their place, with the counts of those the status names. */
 export function withStatus(list: ListResult, status: StatusPayload): ListResult {
-  return { ...list, ...status, items: list.items };
+  const fresh = new Map(status.files.map((f) => [f.uri, f]));
+  const files = list.files.map((f) => fresh.get(f.uri) ?? f);
+  return { ...list, ...status, files, filesTotal: status.filesTotal, items: list.items };
 }

@@ -1,8 +1,13 @@
 /**
  * The todo-ls tree view in the Explorer: subscribed files with their items (native checkboxes),
  * then the agent sessions with their own todos. The nodes come from panel.ts; this file feeds it
- * (`todoLs.list` and the server's document symbols, again after each `todoLs/status`) and turns
- * clicks, ticks and inline actions into the server's commands.
+ * and turns clicks, ticks and inline actions into the server's commands.
+ *
+ * It stays as fast with 20,000 files as with one (docs/vscode.md, "A big workspace"): each reload
+ * (after a `todoLs/status`) asks for the counts and the first files by path only
+ * (`todoLs.list {limit: 0, filesOffset, filesLimit}`), and a file's items are read when it is
+ * expanded (its document symbols, or `todoLs.list {uri}`), so the server reads the files a user
+ * looks at and no other.
  */
 
 import * as vscode from "vscode";
@@ -10,8 +15,8 @@ import { EditResult } from "./answers";
 import { PaletteCommand, ServerCommand } from "./constants";
 import { TodoLsClient } from "./client";
 import { reportFailure } from "./commands";
-import { FolderInput, PanelNode, SESSION_ICONS, SymbolLike, panelRoots } from "./panel";
-import { StatusPayload } from "./status";
+import { FILES_PAGE, FileContent, FolderInput, PanelNode, SESSION_ICONS, SymbolLike, fileChildren, panelRoots, withStatus } from "./panel";
+import { ListResult, OpenItem, SessionItem, StatusPayload, isSessionItem } from "./status";
 
 export const PANEL_VIEW = "todoLs.panel";
 
@@ -29,7 +34,16 @@ export const PanelCommand = {
   pause: "todoLs.panel.pause",
   resume: "todoLs.panel.resume",
   unsubscribe: "todoLs.panel.unsubscribe",
+  moreFiles: "todoLs.panel.moreFiles",
 } as const;
+
+/** The most files one `todoLs.list` answer lists (the server's `filesLimit` maximum). */
+const FILES_PER_REQUEST = 1000;
+
+/** One folder as the view holds it: `loaded` is filled as files are expanded. */
+interface HeldFolder extends FolderInput {
+  loaded: Map<string, FileContent>;
+}
 
 /** Coalesces a burst of statuses (the server sends up to ~10 a second) into one reload. */
 const RELOAD_DELAY_MS = 150;
@@ -40,7 +54,12 @@ export class PanelView implements vscode.TreeDataProvider<PanelNode>, vscode.Dis
   private readonly view: vscode.TreeView<PanelNode>;
   private readonly subscriptions: vscode.Disposable[] = [];
   /** Latest input per workspace folder URI. */
-  private readonly folders = new Map<string, FolderInput>();
+  private readonly folders = new Map<string, HeldFolder>();
+  /** Files listed per workspace folder (`folderKey`): FILES_PAGE, and FILES_PAGE more per "Show more". */
+  private readonly shownFiles = new Map<string, number>();
+  /** Bumped by each reload: a file read for an older one is shown, not kept. */
+  private generation = 0;
+  private readonly reading = new Map<string, Promise<FileContent | undefined>>();
   private hideDone = false;
   private reloadTimer: ReturnType<typeof setTimeout> | undefined;
   private reloading: Promise<void> | undefined;
@@ -83,6 +102,7 @@ export class PanelView implements vscode.TreeDataProvider<PanelNode>, vscode.Dis
       [PanelCommand.pause, (node) => this.sessionCommand(ServerCommand.pause, node)],
       [PanelCommand.resume, (node) => this.sessionCommand(ServerCommand.resume, node)],
       [PanelCommand.unsubscribe, (node) => this.unsubscribe(node)],
+      [PanelCommand.moreFiles, (node) => this.moreFiles(node)],
     ];
     return [
       ...table.map(([id, run]) => vscode.commands.registerCommand(id, (node?: PanelNode) => reportFailure(this.output, () => run(node)))),
@@ -90,15 +110,19 @@ export class PanelView implements vscode.TreeDataProvider<PanelNode>, vscode.Dis
     ];
   }
 
-  getChildren(node?: PanelNode): PanelNode[] {
-    if (node !== undefined) {
-      return node.children;
+  async getChildren(node?: PanelNode): Promise<PanelNode[]> {
+    if (node === undefined) {
+      return panelRoots(this.orderedFolders(), this.options());
     }
-    return panelRoots(this.orderedFolders(), this.options());
+    if (node.kind === "file" && !node.loaded) {
+      // Expanded (by the user, or one of the first files): its items are read now.
+      return fileChildren(await this.readFile(node.workspace, node.uri), node.uri, this.options());
+    }
+    return node.children;
   }
 
   getTreeItem(node: PanelNode): vscode.TreeItem {
-    const collapsed = node.children.length === 0 ? vscode.TreeItemCollapsibleState.None : vscode.TreeItemCollapsibleState.Expanded;
+    const collapsed = collapsibleState(node);
     const item = new vscode.TreeItem(node.label, collapsed);
     item.id = nodeId(node);
     switch (node.kind) {
@@ -155,6 +179,10 @@ export class PanelView implements vscode.TreeDataProvider<PanelNode>, vscode.Dis
         item.iconPath = new vscode.ThemeIcon("info");
         item.command = { command: node.command, title: node.label };
         break;
+      case "more":
+        item.iconPath = new vscode.ThemeIcon("ellipsis");
+        item.command = { command: node.command, title: node.label, arguments: [node] };
+        break;
     }
     return item;
   }
@@ -201,14 +229,66 @@ export class PanelView implements vscode.TreeDataProvider<PanelNode>, vscode.Dis
     this.scheduleReload();
   }
 
+  /** "Show more": FILES_PAGE more files of that folder. */
+  private async moreFiles(node?: PanelNode): Promise<void> {
+    if (node?.kind !== "more") {
+      return;
+    }
+    const key = folderKey(node.workspace);
+    this.shownFiles.set(key, (this.shownFiles.get(key) ?? FILES_PAGE) + FILES_PAGE);
+    await this.reload();
+  }
+
+  /** What one file holds, read once per reload (the view asks again after each status). */
+  private readFile(workspace: string, uri: string): Promise<FileContent | undefined> {
+    const generation = this.generation;
+    const key = `${generation}\n${uri}`;
+    const known = this.folders.get(workspace)?.loaded.get(uri);
+    if (known !== undefined) {
+      return Promise.resolve(known);
+    }
+    let reading = this.reading.get(key);
+    if (reading === undefined) {
+      reading = this.fetchFile(workspace, uri)
+        .then((content) => {
+          const folder = this.folders.get(workspace);
+          if (content !== undefined && folder !== undefined && generation === this.generation) {
+            folder.loaded.set(uri, content);
+          }
+          return content;
+        })
+        .catch((error: unknown) => {
+          this.output.appendLine(`[todo-ls] The view could not read ${uri}: ${String(error)}`);
+          return undefined;
+        })
+        .finally(() => this.reading.delete(key));
+      this.reading.set(key, reading);
+    }
+    return reading;
+  }
+
+  private async fetchFile(workspace: string, uri: string): Promise<FileContent | undefined> {
+    if (!this.client.isRunning) {
+      return undefined;
+    }
+    if (this.client.supports("documentSymbol")) {
+      const found = await this.client.request<SymbolLike[] | null>("textDocument/documentSymbol", { textDocument: { uri } });
+      if (Array.isArray(found)) {
+        return { symbols: found };
+      }
+    }
+    const listed = await this.client.execute(ServerCommand.list, { workspace, uri });
+    return { items: listed.items.filter((i): i is OpenItem => !isSessionItem(i)) };
+  }
+
   private async setHideDone(hide: boolean): Promise<void> {
     this.hideDone = hide;
     await vscode.commands.executeCommand("setContext", HIDE_DONE_KEY, hide);
     this.changed.fire(undefined);
   }
 
-  private options(): { hideDone: boolean; subscribeCommand: string; connectCommand: string } {
-    return { hideDone: this.hideDone, subscribeCommand: PaletteCommand.subscribe, connectCommand: PaletteCommand.connectAgent };
+  private options(): { hideDone: boolean; subscribeCommand: string; connectCommand: string; moreFilesCommand: string } {
+    return { hideDone: this.hideDone, subscribeCommand: PaletteCommand.subscribe, connectCommand: PaletteCommand.connectAgent, moreFilesCommand: PanelCommand.moreFiles };
   }
 
   /** The folders in the window's order (statuses arrive in any order). */
@@ -221,8 +301,8 @@ export class PanelView implements vscode.TreeDataProvider<PanelNode>, vscode.Dis
   private statusArrived(status: StatusPayload): void {
     const known = this.folders.get(status.workspace);
     if (known !== undefined) {
-      // Counts and sessions show at once; the items follow with the reload.
-      this.folders.set(status.workspace, { ...known, list: { ...known.list, ...status, items: known.list.items } });
+      // Counts and sessions show at once; the files and items follow with the reload.
+      this.folders.set(status.workspace, { ...known, list: withStatus(known.list, status) });
       this.changed.fire(undefined);
     }
     this.scheduleReload();
@@ -260,20 +340,14 @@ export class PanelView implements vscode.TreeDataProvider<PanelNode>, vscode.Dis
     }
     const workspaces = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.toString());
     try {
-      const fresh = new Map<string, FolderInput>();
+      const fresh = new Map<string, HeldFolder>();
       for (const workspace of workspaces) {
-        const list = await this.client.execute(ServerCommand.list, { workspace });
-        const symbols = new Map<string, SymbolLike[]>();
-        if (this.client.supports("documentSymbol")) {
-          for (const file of list.files.filter((f) => !f.missing)) {
-            const found = await this.client.request<SymbolLike[] | null>("textDocument/documentSymbol", { textDocument: { uri: file.uri } });
-            if (Array.isArray(found)) {
-              symbols.set(file.uri, found);
-            }
-          }
-        }
-        fresh.set(list.workspace, { workspace: list.workspace, list, symbols });
+        const list = await this.readFolder(workspace, this.shownFiles.get(folderKey(workspace)) ?? FILES_PAGE);
+        fresh.set(list.workspace, { workspace: list.workspace, list, loaded: new Map() });
       }
+      // What the files held may have changed: each expanded file is read again when the
+      // tree asks for its children (only those the user sees).
+      this.generation += 1;
       this.folders.clear();
       for (const [key, value] of fresh) {
         this.folders.set(key, value);
@@ -284,6 +358,26 @@ export class PanelView implements vscode.TreeDataProvider<PanelNode>, vscode.Dis
     const empty = this.folders.size > 0 && panelRoots(this.orderedFolders(), this.options()).length === 0;
     await this.setState(this.folders.size === 0 ? "starting" : empty ? "empty" : "ready");
     this.changed.fire(undefined);
+  }
+
+  /** A folder's counts, its first `shown` files by path (no file is read for them: the counts
+   * are the server's), and its sessions' own items. */
+  private async readFolder(workspace: string, shown: number): Promise<ListResult> {
+    const first = await this.client.execute(ServerCommand.list, { workspace, limit: 0, filesOffset: 0, filesLimit: Math.min(shown, FILES_PER_REQUEST) });
+    const files = [...first.files];
+    while (files.length < Math.min(shown, first.filesTotal)) {
+      const page = await this.client.execute(ServerCommand.list, { workspace, limit: 0, filesOffset: files.length, filesLimit: Math.min(shown - files.length, FILES_PER_REQUEST) });
+      if (page.files.length === 0) {
+        break;
+      }
+      files.push(...page.files);
+    }
+    const items: SessionItem[] = [];
+    for (const session of first.supervisor.sessions) {
+      const own = await this.client.execute(ServerCommand.list, { workspace, sessionID: session.id });
+      items.push(...own.items.filter(isSessionItem));
+    }
+    return { ...first, files, items };
   }
 
   private async setState(state: "starting" | "stopped" | "empty" | "ready"): Promise<void> {
@@ -319,7 +413,26 @@ function nodeId(node: PanelNode): string {
       return `hostError:${node.workspace}`;
     case "hint":
       return `hint:${node.workspace}:${node.label}`;
+    case "more":
+      return `more:${node.workspace}`;
   }
+}
+
+/** A folder's key whichever side spelled its URI (VS Code and the server may escape it apart). */
+function folderKey(uri: string): string {
+  return vscode.Uri.parse(uri).fsPath;
+}
+
+/** Files start collapsed (the first few expanded) until read; a read file or another node with
+ * nothing under it has no twisty. */
+function collapsibleState(node: PanelNode): vscode.TreeItemCollapsibleState {
+  if (node.kind === "file" && !node.loaded) {
+    return node.expanded ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed;
+  }
+  if (node.children.length === 0) {
+    return vscode.TreeItemCollapsibleState.None;
+  }
+  return node.kind === "file" && !node.expanded ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.Expanded;
 }
 
 /** Opens `uri` with the cursor at the start of `line` (0-based). */

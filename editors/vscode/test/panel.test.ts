@@ -1,11 +1,12 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { FolderInput, PanelNode, SymbolLike, panelRoots, symbolState } from "../src/panel";
-import { ListResult, SessionStatus } from "../src/status";
+import { AUTO_EXPAND_FILES, FolderInput, PanelNode, SymbolLike, panelRoots, symbolState, withStatus } from "../src/panel";
+import { ListResult, OpenItem, SessionStatus } from "../src/status";
 
 const WS = "file:///home/u/proj";
 const PLAN = `${WS}/PLAN.md`;
-const OPTIONS = { hideDone: false, subscribeCommand: "subscribe", connectCommand: "connect" };
+const OPTIONS = { hideDone: false, subscribeCommand: "subscribe", connectCommand: "connect", moreFilesCommand: "more" };
+const INTRO: OpenItem = { uri: PLAN, path: "PLAN.md", line: 3, text: "write the intro", state: "open", ref: "PLAN.md:3" };
 
 /** A session as the server sends it: every field, with `overrides` on top. */
 function session(overrides: Partial<SessionStatus> & Pick<SessionStatus, "id" | "state">): SessionStatus {
@@ -33,8 +34,8 @@ function list(overrides: Partial<ListResult> = {}): ListResult {
         session({ id: "ses_2", host: "opencode-v1", title: null, state: "paused", pausedReason: "no-progress" }),
       ],
     },
+    // The view lists no file item (limit 0): the sessions' own items, then each file's on expand.
     items: [
-      { uri: PLAN, path: "PLAN.md", line: 3, text: "write the intro", state: "open", ref: "PLAN.md:3" },
       { sessionID: "ses_1", index: 1, content: "Test", status: "completed", priority: null, readOnly: true },
       { sessionID: "ses_1", index: 0, content: "Refactor", status: "in_progress", priority: null, readOnly: true },
       { sessionID: "ses_2", index: 0, content: "Docs", status: "pending", priority: "low" },
@@ -59,7 +60,7 @@ const SYMBOLS = [
 ];
 
 function input(overrides: Partial<FolderInput> = {}): FolderInput {
-  return { workspace: WS, list: list(), symbols: new Map([[PLAN, SYMBOLS]]), ...overrides };
+  return { workspace: WS, list: list(), loaded: new Map([[PLAN, { symbols: SYMBOLS }]]), ...overrides };
 }
 
 /** `label [description]` per node, indented by depth: the tree as a user reads it. */
@@ -133,7 +134,7 @@ test("items keep their 0-based line and file, sessions say whether they are paus
 
 test("hide done leaves out closed items, unless they hold open ones, and finished sections", () => {
   const done = symbol("Done section", 9, "1/1 done", [symbol("all of it", 10, "done")]);
-  const folder = input({ symbols: new Map([[PLAN, [...SYMBOLS, done]]]) });
+  const folder = input({ loaded: new Map([[PLAN, { symbols: [...SYMBOLS, done] }]]) });
   const lines = render(panelRoots([folder], { ...OPTIONS, hideDone: true }));
   assert.deepEqual(lines.slice(0, 5), [
     "PLAN.md (3 open of 7)",
@@ -146,14 +147,14 @@ test("hide done leaves out closed items, unless they hold open ones, and finishe
 });
 
 test("a server without document symbols: the file's open items from todoLs.list, 1-based lines made 0-based", () => {
-  const [plan] = panelRoots([input({ symbols: new Map() })], OPTIONS);
+  const [plan] = panelRoots([input({ loaded: new Map([[PLAN, { items: [INTRO] }]]) })], OPTIONS);
   assert.deepEqual(render([plan]), ["PLAN.md (3 open of 7)", "  [ ] write the intro"]);
   const item = plan.children[0];
   assert.ok(item.kind === "item" && item.line === 2);
 });
 
 test("what is missing says what to do: no files, no agent; nothing at all leaves the view to its welcome", () => {
-  const noFiles = input({ list: list({ files: [], items: [], supervisor: { enabled: true, host: null, sessions: [session({ id: "s", state: "idle" })] } }) });
+  const noFiles = input({ list: list({ files: [], filesTotal: 0, items: [], supervisor: { enabled: true, host: null, sessions: [session({ id: "s", state: "idle" })] } }) });
   assert.deepEqual(render(panelRoots([noFiles], OPTIONS)), [
     "No subscribed files — Subscribe this file",
     "Agents (1 session)",
@@ -164,13 +165,13 @@ test("what is missing says what to do: no files, no agent; nothing at all leaves
   const agents = roots[roots.length - 1];
   assert.deepEqual(render([agents]), ["Agents (supervisor off)", "  No agent — Connect an agent…"]);
   assert.ok(agents.children[0].kind === "hint" && agents.children[0].command === "connect");
-  const nothing = input({ list: list({ files: [], items: [], supervisor: { enabled: true, host: null, sessions: [] } }) });
+  const nothing = input({ list: list({ files: [], filesTotal: 0, items: [], supervisor: { enabled: true, host: null, sessions: [] } }) });
   assert.deepEqual(panelRoots([nothing], OPTIONS), []);
 });
 
 test("several folders: one node per folder, in the order given", () => {
   const other = `${WS}-two`;
-  const second = input({ workspace: other, list: list({ workspace: other, open: 1, total: 2, files: [{ uri: `${other}/TASKS.md`, open: 1, total: 2, missing: false }], items: [], supervisor: { enabled: false, host: null, sessions: [] } }), symbols: new Map() });
+  const second = input({ workspace: other, list: list({ workspace: other, open: 1, total: 2, files: [{ uri: `${other}/TASKS.md`, open: 1, total: 2, missing: false }], filesTotal: 1, items: [], supervisor: { enabled: false, host: null, sessions: [] } }), loaded: new Map() });
   const roots = panelRoots([input(), second], OPTIONS);
   assert.deepEqual(roots.map((r) => [r.kind, r.label, "description" in r ? r.description : ""]), [
     ["folder", "proj", "3 open of 7"],
@@ -185,4 +186,42 @@ test("a symbol's detail names its state, however it is spelled; a heading's name
   assert.equal(symbolState(symbol("a", 0, "cancelled")), "canceled");
   assert.equal(symbolState(symbol("a", 0, "2/3 done")), undefined);
   assert.equal(symbolState(symbol("a", 0, "")), undefined);
+});
+
+/** A folder of `total` files listing the first `listed` by path, none of them read yet. */
+function bigFolder(listed: number, total: number): FolderInput {
+  const files = Array.from({ length: listed }, (_, n) => ({ uri: `${WS}/notes/n${String(n).padStart(5, "0")}.md`, open: 1, total: 2, missing: false }));
+  return input({ list: list({ files, filesTotal: total, items: [], supervisor: { enabled: false, host: null, sessions: [] } }), loaded: new Map() });
+}
+
+test("a big workspace: the files listed so far, collapsed and unread but the first few, then Show more", () => {
+  const roots = panelRoots([bigFolder(50, 20_000)], OPTIONS);
+  const files = roots.filter((n) => n.kind === "file");
+  assert.equal(files.length, 50);
+  assert.ok(files.every((f) => f.kind === "file" && !f.loaded && f.children.length === 0));
+  assert.deepEqual(files.map((f) => f.kind === "file" && f.expanded), files.map((_, n) => n < AUTO_EXPAND_FILES));
+  assert.deepEqual(render(roots.slice(49)), ["notes/n00049.md (1 open of 2)", "19950 more files — Show more", "Agents (supervisor off)", "  No agent — Connect an agent…"]);
+  const more = roots[50];
+  assert.ok(more.kind === "more" && more.command === "more" && more.workspace === WS);
+  // All listed: no Show more line.
+  assert.ok(!panelRoots([bigFolder(3, 3)], OPTIONS).some((n) => n.kind === "more"));
+  assert.equal(render(panelRoots([bigFolder(1, 2)], OPTIONS))[1], "1 more file — Show more");
+});
+
+test("a file read on expand holds its items; one not read yet holds none and says so", () => {
+  const folder = bigFolder(2, 2);
+  const second = folder.list.files[1].uri;
+  const roots = panelRoots([{ ...folder, loaded: new Map([[second, { symbols: [symbol("do it", 0, "open")] }]]) }], OPTIONS);
+  const [first, read] = roots;
+  assert.ok(first.kind === "file" && read.kind === "file");
+  assert.deepEqual([first.loaded, read.loaded], [false, true]);
+  assert.deepEqual(render([read]), ["notes/n00001.md (1 open of 2)", "  [ ] do it"]);
+});
+
+test("a status keeps the files the view lists, in their place, with the counts it names", () => {
+  const base = list();
+  const status = { ...base, open: 2, files: [{ uri: PLAN, open: 2, total: 7, missing: false }, { uri: `${WS}/OTHER.md`, open: 9, total: 9, missing: false }], filesTotal: 3 };
+  const merged = withStatus(base, status);
+  assert.deepEqual(merged.files.map((f) => [f.uri, f.open]), [[PLAN, 2], [`${WS}/NEXT.md`, 0]]);
+  assert.deepEqual([merged.open, merged.filesTotal, merged.items], [2, 3, base.items]);
 });

@@ -364,6 +364,64 @@ function S.panel(t)
   t.data.closed_by_jump = not panel.is_open()
 end
 
+--- A workspace of TODO_LS_TEST_FILES notes subscribed by its todo-ls.toml
+--- (tests/editors/big_workspace.py; note n holds `task n.0` to `task n.2`, two open): the panel
+--- lists the first files by path and says how many more, `o` reads a collapsed file's items, `x`
+--- ticks one (written to disk: the file is not open), `m` lists more. `ms` per step in `t.data`.
+function S.panel_big(t)
+  local total = tonumber(vim.env.TODO_LS_TEST_FILES)
+  local function name(n)
+    return ('notes/part%02d/n%05d.md'):format(math.floor(n / 1000), n)
+  end
+  local ms = {}
+  local function mark(what)
+    ms[what] = math.floor(vim.uv.hrtime() / 1e6)
+  end
+  t.setup({})
+  t.open(name(0))
+  mark('attached')
+  vim.cmd('TodoLs panel')
+  t.wait('the first files in the panel', function()
+    return panel_line_with(name(0) .. '  2 open of 3') and panel_line_with(('… %d more files: press m'):format(total - 50))
+  end, 180000)
+  mark('listed')
+  t.data.lines = panel_lines()
+  local target = 30 -- beyond the files shown expanded at first
+  t.data.collapsed = panel_lines()[panel_line_with(name(target))]
+  t.data.unread = panel_line_with(('task %d.0'):format(target)) == nil
+  vim.api.nvim_win_set_cursor(0, { panel_line_with(name(target)), 0 })
+  mark('expand')
+  press('o')
+  t.wait('the expanded file', function()
+    return panel_line_with(('[x] task %d.2'):format(target))
+  end, 30000)
+  mark('expanded')
+  local at = panel_line_with(name(target))
+  t.data.expanded = vim.list_slice(panel_lines(), at, at + 3)
+  vim.api.nvim_win_set_cursor(0, { panel_line_with(('task %d.0'):format(target)), 0 })
+  mark('tick')
+  press('x')
+  local file = vim.fs.joinpath(vim.fn.getcwd(), name(target))
+  t.wait('the ticked item on disk and in the panel', function()
+    local text = table.concat(vim.fn.readfile(file), '\n')
+    return text:find(('- [x] task %d.0'):format(target), 1, true) and panel_line_with(name(target) .. '  1 open of 3')
+  end, 30000)
+  mark('ticked')
+  mark('more')
+  press('m')
+  t.data.more = t.wait('50 more files', function()
+    return panel_line_with(('… %d more files: press m'):format(total - 100)) and panel_line_with(name(99)) and panel_lines()
+  end, 30000)
+  mark('listed more')
+  t.data.more = vim.list_slice(t.data.more, #t.data.more - 3, #t.data.more)
+  t.data.ms = {
+    open = ms.listed - ms.attached,
+    expand = ms.expanded - ms.expand,
+    tick = ms.ticked - ms.tick,
+    more = ms['listed more'] - ms.more,
+  }
+end
+
 --- The supervisor pointed at a closed loopback port (TODO_LS_TEST_URL): the panel, `:TodoLs
 --- status` and :checkhealth say that the host is not connected, and why.
 function S.host_error(t)
