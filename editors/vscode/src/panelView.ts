@@ -372,11 +372,8 @@ export class PanelView implements vscode.TreeDataProvider<PanelNode>, vscode.Dis
       }
       files.push(...page.files);
     }
-    const items: SessionItem[] = [];
-    for (const session of first.supervisor.sessions) {
-      const own = await this.client.execute(ServerCommand.list, { workspace, sessionID: session.id });
-      items.push(...own.items.filter(isSessionItem));
-    }
+    const lists = await Promise.all(first.supervisor.sessions.map((session) => this.client.execute(ServerCommand.list, { workspace, sessionID: session.id })));
+    const items: SessionItem[] = lists.flatMap((own) => own.items.filter(isSessionItem));
     return { ...first, files, items };
   }
 
