@@ -93,6 +93,10 @@ class TodoLanguageServer(LanguageServer):
         self._tasks: set[asyncio.Task[Any]] = set()
         # The features' per-document caches: dropped when the editor closes the document.
         self.document_caches: list[DocumentCache[Any]] = []
+        # Called when the client's input has been handled (coalesced work, framing.py), and
+        # whether more has arrived (over stdio; elsewhere it is never known to be).
+        self.idle_hooks: list[Callable[[], None]] = []
+        self.input_pending: Callable[[], bool] = lambda: False
 
     # --- the client ----------------------------------------------------------------------
 
@@ -136,9 +140,10 @@ class TodoLanguageServer(LanguageServer):
     ) -> None:
         self._stop_event = threading.Event()
         reader = StdinReader(stdin or sys.stdin.buffer, self.thread_pool)
+        self.input_pending = reader.pending
         self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
         try:
-            asyncio.run(serve(self._stop_event, reader, self.protocol))
+            asyncio.run(serve(self._stop_event, reader, self.protocol, idle=self._idle))
         except BrokenPipeError:
             log.error("Connection to the client is lost! Shutting down the server.")
         except (KeyboardInterrupt, SystemExit):
@@ -146,13 +151,20 @@ class TodoLanguageServer(LanguageServer):
         finally:
             self.shutdown()  # type: ignore[no-untyped-call]
 
+    def _idle(self) -> None:
+        for hook in self.idle_hooks:
+            try:
+                hook()
+            except Exception:  # one feature's failure must not stop the reading
+                log.exception("idle work failed")
+
     def start_tcp(self, host: str, port: int) -> None:
         """Serve one TCP client at a time on `host:port`, through the bounded framing."""
         self._stop_event = stop_event = threading.Event()
 
         async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
             self.protocol.set_writer(writer)
-            await serve(stop_event, reader, self.protocol)
+            await serve(stop_event, reader, self.protocol, idle=self._idle)
             self.shutdown()  # type: ignore[no-untyped-call]
 
         async def run() -> None:

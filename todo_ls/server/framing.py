@@ -19,9 +19,11 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import os
 import re
+import select
 import threading
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, BinaryIO, Protocol
 
@@ -46,20 +48,57 @@ class Reader(Protocol):
 
 
 class StdinReader:
-    """stdin read in the server's thread pool, a header line at most `MAX_HEADER_LINE`
-    bytes per read (pygls's own reader has no bound)."""
+    """stdin, read in the server's thread pool into a buffer of its own: a header line at
+    most `MAX_HEADER_LINE` bytes (pygls's own reader has no bound), and `pending()` knows
+    whether the client has sent more than what was handled (coalesced pushes wait for it)."""
 
     def __init__(self, stdin: BinaryIO, executor: ThreadPoolExecutor) -> None:
-        self._stdin = stdin
+        self._fd = stdin.fileno()
         self._executor = executor
+        self._buffer = bytearray()
+        self._ended = False
 
-    def readline(self) -> Awaitable[bytes]:
-        loop = asyncio.get_running_loop()
-        return loop.run_in_executor(self._executor, self._stdin.readline, MAX_HEADER_LINE)
+    def pending(self) -> bool:
+        """Input has arrived that no read has returned yet."""
+        if self._buffer:
+            return True
+        try:
+            readable, _, _ = select.select([self._fd], [], [], 0)
+        except (OSError, ValueError):
+            return False
+        return bool(readable) and not self._ended
 
-    def readexactly(self, n: int) -> Awaitable[bytes]:
+    async def _fill(self) -> bool:
+        if self._ended:
+            return False
         loop = asyncio.get_running_loop()
-        return loop.run_in_executor(self._executor, self._stdin.read, n)
+        data = await loop.run_in_executor(self._executor, os.read, self._fd, CHUNK)
+        if not data:
+            self._ended = True
+            return False
+        self._buffer += data
+        return True
+
+    async def readline(self) -> bytes:
+        while True:
+            end = self._buffer.find(b"\n", 0, MAX_HEADER_LINE)
+            if end >= 0 or len(self._buffer) >= MAX_HEADER_LINE:
+                size = end + 1 if end >= 0 else MAX_HEADER_LINE
+                line = bytes(self._buffer[:size])
+                del self._buffer[:size]
+                return line
+            if not await self._fill():
+                line = bytes(self._buffer)
+                self._buffer.clear()
+                return line
+
+    async def readexactly(self, n: int) -> bytes:
+        while len(self._buffer) < n and await self._fill():
+            pass
+        with memoryview(self._buffer) as view:  # one copy of a big body, not two
+            data = bytes(view[:n])
+        del self._buffer[:n]
+        return data
 
 
 def _mib(size: int) -> str:
@@ -145,9 +184,14 @@ async def serve(
     reader: Reader,
     protocol: JsonRPCProtocol,
     max_body: int = MAX_BODY,
+    idle: Callable[[], None] | None = None,
 ) -> None:
-    """Read framed messages until the input ends or `stop_event` is set."""
+    """Read framed messages until the input ends or `stop_event` is set; call `idle` each
+    time what the client sent has been handled (when `reader` can tell: `pending`)."""
+    pending: Callable[[], bool] = getattr(reader, "pending", lambda: False)
     while not stop_event.is_set():
+        if idle is not None and not pending():
+            idle()
         length = await read_length(reader)
         if length is None:
             break
