@@ -207,6 +207,20 @@ def hook_rows(r: dict[str, Any]) -> Iterator[Row]:
     )
 
 
+def flood_rows(r: dict[str, Any]) -> Iterator[Row]:
+    capped, uncapped = r["capped"], r["uncapped"]
+    size = f"{r['document']['bytes'] / 1e6:.1f} MB / {r['document']['items']:,} items"
+    yield (
+        f"push client, {r['burst']} edits back to back in {size}: diagnostics of the last",
+        f"{_ms(capped['burst_ms'])}, {capped['publishes']} notification(s) of "
+        f"{capped['diagnostics_in_last']} diagnostics",
+        f"uncapped {_ms(uncapped['burst_ms'])}, {uncapped['diagnostics_in_last']} diagnostics",
+        _x(capped["ratio_to_uncapped"]),
+        ", ".join(f"{k} <= {v:g}" for k, v in capped["budget"].items()),
+        capped["within_budget"],
+    )
+
+
 ROWS: dict[str, Callable[[dict[str, Any]], Iterator[Row]]] = {
     "parse": parse_rows,
     "editor": editor_rows,
@@ -216,6 +230,7 @@ ROWS: dict[str, Callable[[dict[str, Any]], Iterator[Row]]] = {
     "views": views_rows,
     "supervisor": supervisor_rows,
     "hook": hook_rows,
+    "flood": flood_rows,
 }
 
 

@@ -27,6 +27,8 @@ local FILES_PAGE = 50 -- files listed at first, and how many more each `m` lists
 local FILES_PER_REQUEST = 1000 -- the server's `filesLimit` maximum
 local AUTO_EXPAND = 20 -- the first files shown expanded (their outline read at once)
 local NS = vim.api.nvim_create_namespace('todo_ls_panel')
+-- The name the server's outline gives an item without text (todo_ls/checklist/symbols.py).
+local NO_TEXT = '(no text)'
 
 ---@class todo_ls.PanelEntry
 ---@field kind 'session'|'todo'|'file'|'item'
@@ -34,7 +36,7 @@ local NS = vim.api.nvim_create_namespace('todo_ls_panel')
 ---@field todo? table a session's own item (`sessionID`, `index`, `content`, `status`)
 ---@field uri? string the file (file and item lines)
 ---@field line? integer 0-based line of the item
----@field text? string
+---@field text? string the item's text as the server listed it (sent with a toggle)
 
 local state = {
   buf = nil, ---@type integer?
@@ -161,7 +163,8 @@ function M.render(listed, symbols)
       local symbol, closed = found.symbol, CLOSED[found.state]
       if shown(symbol.name, closed) then
         local text = ('%s%s %s'):format(string.rep('  ', found.depth + 1), ITEM_MARKS[found.state] or '[ ]', symbol.name)
-        local entry = { kind = 'item', uri = file.uri, line = symbol.selectionRange.start.line, text = symbol.name }
+        local item_text = symbol.name ~= NO_TEXT and symbol.name or ''
+        local entry = { kind = 'item', uri = file.uri, line = symbol.selectionRange.start.line, text = item_text }
         add(text, entry, closed and 'Comment' or nil)
       end
     end
@@ -343,7 +346,9 @@ function actions.toggle()
   if entry.kind ~= 'item' then
     return
   end
-  local argument = { uri = entry.uri, line = entry.line }
+  -- The text names the item: moved since the panel was drawn (an agent's write), the server
+  -- finds it where it went or refuses (docs/status-and-commands.md).
+  local argument = { uri = entry.uri, line = entry.line, text = entry.text }
   todo()._execute(lsp_client, command.toggle, argument, nil, function(result)
     if not result.applied then
       vim.notify('todo-ls: ' .. (value(result.reason) or 'not changed'), vim.log.levels.WARN, { title = 'todo-ls' })

@@ -80,6 +80,20 @@ def test_editor_bench_measures_push_and_pull_against_a_baseline() -> None:
     assert report["machine"]["nproc"] >= 1
 
 
+def test_flood_bench_pushes_a_burst_once_capped_against_an_uncapped_server() -> None:
+    report = run_bench("bench_flood.py", "--items", "3000", "--burst", "10")
+    capped, uncapped = report["capped"], report["uncapped"]
+    assert report["document"]["items"] == 3000
+    # Counts, not times: one notification per burst (a second or third if the server caught
+    # up mid-burst), the capped one at most 1000 diagnostics and the note.
+    assert 1 <= capped["publishes"] <= 3 and 1 <= uncapped["publishes"] <= 3, report
+    assert capped["diagnostics_in_last"] == 1001
+    assert uncapped["diagnostics_in_last"] > 1001
+    assert "within_budget" in capped and "ratio_to_uncapped" in capped
+    (row,) = table_rows(report)
+    assert "1001 diagnostics" in row
+
+
 def test_views_bench_measures_outline_folding_and_search_against_a_baseline() -> None:
     report = run_bench(
         "bench_views.py",

@@ -52,6 +52,8 @@ def test_panel_lists_toggles_filters_and_closes(tmp_path: Path, plugin_copy: Pat
     # `x` on "write the parser": the buffer's marker changed, the panel redrew from the status,
     # and the edited buffer's diagnostics were pulled again (Neovim would not have).
     assert "  [x] write the parser" in data["after_toggle"]
+    argument = data["toggle_argument"]
+    assert (argument["line"], argument["text"]) == (PARSER_LINE, "write the parser"), argument
     assert [d["lnum"] for d in data["diagnostics_after"]] == [SHIP_LINE]
     assert data["in_panel"] is True
     assert [line for line in data["hidden"] if line.startswith("  ")] == ["  [ ] ünïcødé ship it ✓"]

@@ -132,6 +132,7 @@ DESCRIBES_THE_CHECKLIST = {
     "markdownFiles",
     "states",
     "diagnostics.severity",
+    "diagnostics.maxPerDocument",
     "inlayHints.enabled",
     "codeLens.enabled",
     "supervisor.scope",

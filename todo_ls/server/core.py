@@ -20,13 +20,17 @@ asks for a new `todoLs/status` (coalesced).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
+import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from lsprotocol import types
+from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 
 from todo_ls import __version__
@@ -34,8 +38,9 @@ from todo_ls.checklist import StateRegistry
 from todo_ls.server.client_features import ClientFeatures
 from todo_ls.server.configuration import Configuration
 from todo_ls.server.document_cache import DocumentCache
+from todo_ls.server.framing import StdinReader, serve
 from todo_ls.server.positions import Encoding
-from todo_ls.server.protocol import TodoProtocol
+from todo_ls.server.protocol import CLIENT_ERRORS, TodoProtocol
 from todo_ls.server.supervisor_host import EditorHost
 from todo_ls.supervisor.service import SupervisorService
 from todo_ls.workspace import Folder, WorkspaceIndex, normalize
@@ -88,6 +93,10 @@ class TodoLanguageServer(LanguageServer):
         self._tasks: set[asyncio.Task[Any]] = set()
         # The features' per-document caches: dropped when the editor closes the document.
         self.document_caches: list[DocumentCache[Any]] = []
+        # Called when the client's input has been handled (coalesced work, framing.py), and
+        # whether more has arrived (over stdio; elsewhere it is never known to be).
+        self.idle_hooks: list[Callable[[], None]] = []
+        self.input_pending: Callable[[], bool] = lambda: False
 
     # --- the client ----------------------------------------------------------------------
 
@@ -117,8 +126,54 @@ class TodoLanguageServer(LanguageServer):
         )
 
     def report_server_error(self, error: Exception, source: Any) -> None:
-        """Internal errors are logged (stderr and the output channel), never a popup."""
+        """Internal errors are logged (stderr and the output channel), never a popup; the
+        client's own mistakes (bad params, an unknown method) are a warning line."""
+        if isinstance(error, CLIENT_ERRORS):
+            log.warning("refused a client message: %s", error)
+            return
         log.error("internal error (%s): %s", getattr(source, "__name__", source), error)
+
+    # --- transports: pygls's, read through the bounded framing (framing.py) ---------------
+
+    def _start_io_async(
+        self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None
+    ) -> None:
+        self._stop_event = threading.Event()
+        reader = StdinReader(stdin or sys.stdin.buffer, self.thread_pool)
+        self.input_pending = reader.pending
+        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+        try:
+            asyncio.run(serve(self._stop_event, reader, self.protocol, idle=self._idle))
+        except BrokenPipeError:
+            log.error("Connection to the client is lost! Shutting down the server.")
+        except (KeyboardInterrupt, SystemExit):
+            pass
+        finally:
+            self.shutdown()  # type: ignore[no-untyped-call]
+
+    def _idle(self) -> None:
+        for hook in self.idle_hooks:
+            try:
+                hook()
+            except Exception:  # one feature's failure must not stop the reading
+                log.exception("idle work failed")
+
+    def start_tcp(self, host: str, port: int) -> None:
+        """Serve one TCP client at a time on `host:port`, through the bounded framing."""
+        self._stop_event = stop_event = threading.Event()
+
+        async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            self.protocol.set_writer(writer)
+            await serve(stop_event, reader, self.protocol, idle=self._idle)
+            self.shutdown()  # type: ignore[no-untyped-call]
+
+        async def run() -> None:
+            self._server = await asyncio.start_server(connection, host, port)
+            async with self._server:
+                await self._server.serve_forever()
+
+        with contextlib.suppress(asyncio.CancelledError):
+            asyncio.run(run())
 
     # --- folders, store, settings --------------------------------------------------------
 

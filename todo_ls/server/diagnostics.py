@@ -5,15 +5,24 @@ Pushed (`textDocument/publishDiagnostics`) to clients without pull support, answ
 version, severity and encoding, so a repeated pull or push costs nothing; each diagnostic is
 kept already encoded as JSON and reused while its line is unchanged, so a keystroke in a
 document with thousands of open items encodes one diagnostic, not all of them (see `wire`).
+
+Bounded (docs/settings.md, `diagnostics.maxPerDocument`): a document gets at most that many
+item diagnostics, then one Information note at the first item left out saying how many were.
+Pushes are coalesced per document: a change marks the document, and its diagnostics are
+published once the client's input has been read up (the framing loop's idle hook, framing.py)
+or, when it never is, after `MAX_PUSH_DELAY` at most; a burst of edits publishes once, for the
+newest version.
 """
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from lsprotocol import types
 
 from todo_ls.checklist import OPEN_STATES
+from todo_ls.core.clock import Clock, SystemClock, Timer
 from todo_ls.server.core import TodoLanguageServer
 from todo_ls.server.positions import Encoding
 from todo_ls.server.wire import RawJson, raw_protocol
@@ -23,8 +32,10 @@ SOURCE = "todo-ls"
 LABELS = {"open": "Open", "inProgress": "In progress", "blocked": "Blocked"}
 
 
+MAX_PUSH_DELAY = 0.5  # seconds a marked document waits at most while input keeps coming
+CAP_SETTING = "todoLs.diagnostics.maxPerDocument"
 DiagnosticKey = tuple[int, str, str, int]  # line, line text, state, bullet column
-_CacheKey = tuple[FileState, types.DiagnosticSeverity, Encoding, int]
+_CacheKey = tuple[FileState, types.DiagnosticSeverity, Encoding, int, int]
 
 
 def item_diagnostics(
@@ -32,16 +43,25 @@ def item_diagnostics(
     severity: types.DiagnosticSeverity,
     encoding: Encoding,
     reuse: dict[DiagnosticKey, str] | None = None,
-) -> dict[DiagnosticKey, str]:
-    """A diagnostic per open item, from its bullet to the end of its line, encoded as JSON
-    (the wire shape of `types.Diagnostic`) and keyed by what it depends on. Entries of `reuse`
-    (the previous result, same severity and encoding) whose line is unchanged are reused, so
-    a keystroke in a big document encodes one diagnostic."""
+    limit: int | None = None,
+) -> tuple[dict[DiagnosticKey, str], str | None]:
+    """A diagnostic per open item (the first `limit` of them), from its bullet to the end of
+    its line, encoded as JSON (the wire shape of `types.Diagnostic`) and keyed by what it
+    depends on, and the note saying how many were left out (None when none were). Entries of
+    `reuse` (the previous result, same severity and encoding) whose line is unchanged are
+    reused, so a keystroke in a big document encodes one diagnostic."""
     lines = state.lines
     reuse = reuse or {}
-    found = {}
+    found: dict[DiagnosticKey, str] = {}
+    left_out = 0
+    first_left_out = 0
     for item in state.checklist.items:
         if item.state not in OPEN_STATES:
+            continue
+        if limit is not None and len(found) >= limit:
+            if not left_out:
+                first_left_out = item.line
+            left_out += 1
             continue
         text = lines[item.line] if item.line < len(lines) else ""
         key = (item.line, text, item.state, item.bullet_col)
@@ -64,23 +84,41 @@ def item_diagnostics(
                 }
             )
         found[key] = diagnostic
-    return found
+    note = None
+    if left_out:
+        position = {"line": first_left_out, "character": 0}
+        note = json.dumps(
+            {
+                "range": {"start": position, "end": position},
+                "message": f"{left_out} more open items not shown ({CAP_SETTING} = {limit})",
+                "severity": types.DiagnosticSeverity.Information.value,
+                "code": "truncated",
+                "source": SOURCE,
+            }
+        )
+    return found, note
 
 
 class Encoded:
     """The encoded diagnostics of one document state, and their JSON array (built once)."""
 
-    def __init__(self, by_key: dict[DiagnosticKey, str]) -> None:
+    def __init__(self, by_key: dict[DiagnosticKey, str], note: str | None) -> None:
         self.by_key = by_key
-        self.array = "[" + ",".join(by_key.values()) + "]"
+        self.array = "[" + ",".join([*by_key.values(), *([note] if note else [])]) + "]"
 
 
 class Diagnostics:
-    """The diagnostics of open documents, cached per (document state, settings)."""
+    """The diagnostics of open documents, cached per (document state, settings); pushes
+    coalesced per document. Waits on `clock` (real time by default)."""
 
-    def __init__(self, ls: TodoLanguageServer) -> None:
+    def __init__(self, ls: TodoLanguageServer, clock: Clock | None = None) -> None:
         self._ls = ls
+        self._clock = clock or SystemClock()
         self._cache: dict[str, tuple[_CacheKey, Encoded]] = {}
+        self._marked: dict[str, None] = {}  # documents to push, in the order marked
+        self._soon: Timer | None = None  # the push when the input is read up
+        self._latest: Timer | None = None  # the push at MAX_PUSH_DELAY whatever the input
+        ls.idle_hooks.append(self.flush)
 
     def for_uri(self, uri: str) -> tuple[FileState | None, str]:
         """The document's state (None when not a subscribed file) and its diagnostics as an
@@ -94,23 +132,51 @@ class Diagnostics:
         severity = ls.severity_for(path)
         if severity is None:
             return state, "[]"
-        key = (state, severity, ls.encoding, ls.generation)
+        limit = self._limit(path)
+        key = (state, severity, ls.encoding, ls.generation, limit)
         cached = self._cache.get(uri)
         if cached is not None and cached[0] == key:
             return state, cached[1].array
         same_settings = cached is not None and cached[0][1:3] == key[1:3]
-        found = Encoded(
-            item_diagnostics(
-                state, severity, ls.encoding, cached[1].by_key if cached and same_settings else None
-            )
-        )
+        reuse = cached[1].by_key if cached and same_settings else None
+        found = Encoded(*item_diagnostics(state, severity, ls.encoding, reuse, limit))
         self._cache[uri] = (key, found)
         return state, found.array
 
+    def _limit(self, path: Path) -> int:
+        return self._ls.settings_for(path).diagnostics.max_per_document
+
     def push(self, uri: str) -> None:
-        """Publish the document's diagnostics to a push client."""
+        """Publish the document's diagnostics to a push client: soon, once for every change
+        made until the client's input is read up (coalesced)."""
         if self._ls.client_features.pull_diagnostics:
             return
+        self._marked[uri] = None
+        try:
+            if self._soon is None:
+                self._soon = self._clock.call_at(self._clock.now(), self._when_read_up)
+            if self._latest is None:
+                self._latest = self._clock.call_at(self._clock.now() + MAX_PUSH_DELAY, self.flush)
+        except RuntimeError:  # no event loop (a test driving the server object): now
+            self.flush()
+
+    def _when_read_up(self) -> None:
+        self._soon = None
+        if not self._ls.input_pending():
+            self.flush()
+        # Else the framing loop calls `flush` once it has handled what is pending.
+
+    def flush(self) -> None:
+        """Publish every marked document's current diagnostics."""
+        for timer in (self._soon, self._latest):
+            if timer is not None:
+                timer.cancel()
+        self._soon = self._latest = None
+        marked, self._marked = self._marked, {}
+        for uri in marked:
+            self._publish(uri)
+
+    def _publish(self, uri: str) -> None:
         state, found = self.for_uri(uri)
         version = f',"version":{state.version}' if state and state.version is not None else ""
         params = f'{{"uri":{json.dumps(uri)}{version},"diagnostics":{found}}}'
@@ -121,6 +187,7 @@ class Diagnostics:
     def clear(self, uri: str) -> None:
         """Forget a closed document (and clear what a push client shows for it)."""
         self._cache.pop(uri, None)
+        self._marked.pop(uri, None)
         if not self._ls.client_features.pull_diagnostics:
             self._ls.text_document_publish_diagnostics(
                 types.PublishDiagnosticsParams(uri=uri, diagnostics=[])

@@ -1,9 +1,14 @@
-"""The JSON-RPC protocol of the todo-ls server: pygls's, plus an answer to every request
-and documents with LSP's lines.
+"""The JSON-RPC protocol of the todo-ls server: pygls's, plus an answer to every request,
+the client's mistakes logged as such, and documents with LSP's lines.
 
 pygls drops a request whose params it cannot decode (null, an array, a field of the wrong
 type) after logging it, so the editor waits for that answer forever. Here such a request is
 answered with the JSON-RPC error pygls raised (InvalidParams for a shape error).
+
+pygls logs every refused request with a traceback at ERROR, so an editor's output channel
+fills with errors that are the client's. A client error (`CLIENT_ERRORS`: bad params, an
+invalid request or body, an unknown method) is one warning line here; the server's own
+failures stay errors with their traceback (docs/reliability.md#framing-limits).
 
 pygls builds a plain `Workspace` on `initialize`; the protocol holds an `LspWorkspace` like it
 instead, whose documents split lines and apply changes as LSP says (text_document.py).
@@ -11,13 +16,42 @@ instead, whose documents split lines and apply changes as LSP says (text_documen
 
 from __future__ import annotations
 
+import logging
+from concurrent.futures import Future
 from typing import Any
 
-from pygls.exceptions import JsonRpcException
+from cattrs.errors import ClassValidationError
+from lsprotocol.types import ResponseErrorMessage
+from pygls.exceptions import (
+    JsonRpcException,
+    JsonRpcInternalError,
+    JsonRpcInvalidParams,
+    JsonRpcInvalidRequest,
+    JsonRpcMethodNotFound,
+    JsonRpcParseError,
+    JsonRpcRequestCancelled,
+)
+from pygls.protocol.json_rpc import (
+    JsonRPCNotification,
+    JsonRPCRequestMessage,
+    JsonRPCResponseMessage,
+    MsgId,
+)
 from pygls.workspace import Workspace
 
 from todo_ls.server.text_document import LspWorkspace
 from todo_ls.server.wire import RawJsonProtocol
+
+log = logging.getLogger(__name__)
+
+# What a client got wrong, not the server: answered, logged as one warning line.
+CLIENT_ERRORS = (
+    JsonRpcInvalidParams,
+    JsonRpcInvalidRequest,
+    JsonRpcParseError,
+    JsonRpcMethodNotFound,
+    JsonRpcRequestCancelled,
+)
 
 
 class TodoProtocol(RawJsonProtocol):
@@ -35,9 +69,37 @@ class TodoProtocol(RawJsonProtocol):
         self._lsp_workspace = workspace
 
     def structure_message(self, data: dict[str, Any]) -> Any:
+        """pygls's decoding (same types, same errors) without its traceback at ERROR; a
+        request that cannot be decoded is answered with the error."""
+        if "jsonrpc" not in data:
+            return data
         try:
-            return super().structure_message(data)
-        except JsonRpcException as exc:
+            return self._converter.structure(data, self._message_type(data))
+        except Exception as exc:
+            error: JsonRpcException = (
+                JsonRpcInvalidParams()
+                if isinstance(exc, ClassValidationError)
+                else JsonRpcInternalError()
+            )
             if "id" in data and "method" in data:
-                self._send_response(data["id"], error=exc.to_response_error())
-            raise
+                self._send_response(data["id"], error=error.to_response_error())
+            raise error from exc
+
+    def _message_type(self, data: dict[str, Any]) -> Any:
+        # As pygls's `structure_message` chooses it.
+        if "id" in data:
+            if "error" in data:
+                return ResponseErrorMessage
+            if "method" in data:
+                return self.get_message_type(data["method"]) or JsonRPCRequestMessage
+            return self._result_types.pop(data["id"], None) or JsonRPCResponseMessage
+        return self.get_message_type(data.get("method", "")) or JsonRPCNotification
+
+    def _send_handler_result(self, future: Future[Any], *, msg_id: MsgId) -> None:
+        error = None if future.cancelled() else future.exception()
+        if isinstance(error, CLIENT_ERRORS):
+            self._request_futures.pop(msg_id, None)
+            log.warning("refused request %s: %s", msg_id, error)
+            self._send_response(msg_id, error=error.to_response_error())
+            return
+        super()._send_handler_result(future, msg_id=msg_id)

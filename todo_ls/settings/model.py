@@ -46,6 +46,7 @@ class _Model(BaseModel):
 
 class DiagnosticsSettings(_Model):
     severity: Severity = _field(table.DIAGNOSTICS_SEVERITY)
+    max_per_document: int = _field(table.DIAGNOSTICS_MAX_PER_DOCUMENT)
 
 
 class InlayHintsSettings(_Model):

@@ -75,6 +75,9 @@ SCOPES = ("project", "all")
 MARKDOWN_FILES: Key[tuple[str, ...]] = Key(("markdownFiles",), "paths", ())
 STATES: Key[Mapping[str, list[str]]] = Key(("states",), "states", DEFAULT_STATES)
 DIAGNOSTICS_SEVERITY = Key(("diagnostics", "severity"), "choice", "information", choices=SEVERITIES)
+# Diagnostics one document gets at most (plus one note saying how many were left out): a
+# document of 250,000 open items would otherwise flood the client on every keystroke.
+DIAGNOSTICS_MAX_PER_DOCUMENT = Key(("diagnostics", "maxPerDocument"), "int", 1000, at_least=1)
 INLAY_HINTS_ENABLED = Key(("inlayHints", "enabled"), "bool", True)
 CODE_LENS_ENABLED = Key(("codeLens", "enabled"), "bool", True)
 SUPERVISOR_ENABLED = Key(("supervisor", "enabled"), "bool", True)
@@ -95,6 +98,7 @@ KEYS: tuple[Key[object], ...] = (
     MARKDOWN_FILES,
     STATES,
     DIAGNOSTICS_SEVERITY,
+    DIAGNOSTICS_MAX_PER_DOCUMENT,
     INLAY_HINTS_ENABLED,
     CODE_LENS_ENABLED,
     SUPERVISOR_ENABLED,

@@ -3,6 +3,7 @@
  * symbols and `todoLs/status` say, as the nodes the view shows (docs/vscode.md, "The todo-ls view").
  */
 
+import { ServerCommand } from "./constants";
 import { ListResult, OpenItem, SessionItem, StatusPayload, folderName, hostLine, hostName, hostProblem, isSessionItem, relativeTo, sessionSummary } from "./status";
 
 /** The part of an LSP `DocumentSymbol` the view reads (0-based lines). */
@@ -62,6 +63,8 @@ export interface ItemNode {
   uri: string;
   line: number;
   label: string;
+  /** The item's text as the server listed it: sent with a toggle, so the item is found where it moved. */
+  text: string;
   state: string;
   /** Closed (done or canceled): the box is ticked. */
   checked: boolean;
@@ -172,6 +175,20 @@ export interface PanelOptions {
 }
 
 /** The item state a symbol's `detail` names (`done`, `inProgress · 1/2 done`…), or undefined for a heading. */
+/**
+ * The server command and argument a ticked (or unticked) box of an item sends. The text names the
+ * item: if the agent moved it since the view was built, the server finds it where it went or
+ * refuses (docs/status-and-commands.md). todoLs.toggle turns open into done and anything else into
+ * open: right for an open box and for unticking, but a ticked in-progress or blocked item must
+ * become done.
+ */
+export function tickRequest(node: ItemNode, checked: boolean): { command: typeof ServerCommand.toggle | typeof ServerCommand.setState; argument: { uri: string; line: number; text: string; state?: string } } {
+  const item = { uri: node.uri, line: node.line, text: node.text };
+  return checked && node.state !== "open"
+    ? { command: ServerCommand.setState, argument: { ...item, state: "done" } }
+    : { command: ServerCommand.toggle, argument: item };
+}
+
 export function symbolState(symbol: SymbolLike): string | undefined {
   const detail = (symbol.detail ?? "").trim().toLowerCase();
   const words = Object.keys(STATE_WORDS).sort((a, b) => b.length - a.length);
@@ -201,6 +218,9 @@ function keeps(node: PanelNode): boolean {
   return true;
 }
 
+/** The name the server's outline gives an item without text (todo_ls/checklist/symbols.py). */
+const NO_TEXT = "(no text)";
+
 function symbolNodes(uri: string, symbols: SymbolLike[], hideDone: boolean): PanelNode[] {
   const nodes: PanelNode[] = [];
   for (const symbol of symbols) {
@@ -215,7 +235,8 @@ function symbolNodes(uri: string, symbols: SymbolLike[], hideDone: boolean): Pan
         continue; // a section whose items are all done
       }
     } else {
-      node = { kind: "item", uri, line, label: symbol.name, state, checked: isClosed(state), description: itemDescription(state, symbol.detail), children };
+      const text = symbol.name === NO_TEXT ? "" : symbol.name;
+      node = { kind: "item", uri, line, label: symbol.name, text, state, checked: isClosed(state), description: itemDescription(state, symbol.detail), children };
     }
     if (!hideDone || keeps(node)) {
       nodes.push(node);
@@ -231,7 +252,7 @@ function listNodes(uri: string, items: OpenItem[]): PanelNode[] {
     .sort((a, b) => a.line - b.line)
     .map((item) => {
       const state = item.state;
-      return { kind: "item", uri, line: Math.max(0, item.line - 1), label: item.text, state, checked: isClosed(state), description: itemDescription(state, undefined), children: [] };
+      return { kind: "item", uri, line: Math.max(0, item.line - 1), label: item.text, text: item.text, state, checked: isClosed(state), description: itemDescription(state, undefined), children: [] };
     });
 }
 

@@ -15,7 +15,7 @@ import { EditResult } from "./answers";
 import { PaletteCommand, ServerCommand } from "./constants";
 import { TodoLsClient } from "./client";
 import { reportFailure } from "./commands";
-import { FILES_PAGE, FileContent, FolderInput, PanelNode, SESSION_ICONS, SymbolLike, fileChildren, panelRoots, withStatus } from "./panel";
+import { FILES_PAGE, FileContent, FolderInput, PanelNode, SESSION_ICONS, SymbolLike, fileChildren, panelRoots, tickRequest, withStatus } from "./panel";
 import { ListResult, OpenItem, SessionItem, StatusPayload, isSessionItem } from "./status";
 
 export const PANEL_VIEW = "todoLs.panel";
@@ -192,12 +192,8 @@ export class PanelView implements vscode.TreeDataProvider<PanelNode>, vscode.Dis
     for (const [node, box] of items) {
       let result: EditResult | undefined;
       if (node.kind === "item") {
-        const checked = box === vscode.TreeItemCheckboxState.Checked;
-        // todoLs.toggle turns open into done and anything else into open: right for an open box
-        // and for unticking, but a ticked in-progress or blocked item must become done.
-        result = checked && node.state !== "open"
-          ? await this.client.execute(ServerCommand.setState, { uri: node.uri, line: node.line, state: "done" })
-          : await this.client.execute(ServerCommand.toggle, { uri: node.uri, line: node.line });
+        const { command, argument } = tickRequest(node, box === vscode.TreeItemCheckboxState.Checked);
+        result = await this.client.execute(command, argument);
       } else if (node.kind === "sessionItem") {
         result = await this.client.execute(ServerCommand.toggle, { sessionID: node.sessionID, index: node.index, content: node.content });
       }

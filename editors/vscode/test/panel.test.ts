@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { AUTO_EXPAND_FILES, FolderInput, PanelNode, SymbolLike, panelRoots, symbolState, withStatus } from "../src/panel";
+import { AUTO_EXPAND_FILES, FolderInput, PanelNode, SymbolLike, panelRoots, symbolState, tickRequest, withStatus } from "../src/panel";
 import { ListResult, OpenItem, SessionStatus } from "../src/status";
 
 const WS = "file:///home/u/proj";
@@ -127,9 +127,19 @@ test("items keep their 0-based line and file, sessions say whether they are paus
   const ship = plan.children[0].children[2];
   assert.ok(ship.kind === "item");
   assert.deepEqual([ship.uri, ship.line, ship.state, ship.checked], [PLAN, 4, "inProgress", false]);
+  // A tick names the item by its text too, so the server finds it if the agent moved it.
+  assert.deepEqual(tickRequest(ship, true), { command: "todoLs.setState", argument: { uri: PLAN, line: 4, text: "ship it", state: "done" } });
+  assert.deepEqual(tickRequest(ship, false), { command: "todoLs.toggle", argument: { uri: PLAN, line: 4, text: "ship it" } });
   const [working, paused] = agents.children;
   assert.ok(working.kind === "session" && paused.kind === "session");
   assert.deepEqual([working.paused, paused.paused], [false, true]);
+});
+
+test("an item without text is named by its empty text, not by the outline's placeholder", () => {
+  const [plan] = panelRoots([input({ loaded: new Map([[PLAN, { symbols: [symbol("(no text)", 1, "open")] }]]) })], OPTIONS);
+  const item = plan.children[0];
+  assert.ok(item.kind === "item");
+  assert.deepEqual(tickRequest(item, true).argument, { uri: PLAN, line: 1, text: "" });
 });
 
 test("hide done leaves out closed items, unless they hold open ones, and finished sections", () => {
@@ -151,6 +161,7 @@ test("a server without document symbols: the file's open items from todoLs.list,
   assert.deepEqual(render([plan]), ["PLAN.md (3 open of 7)", "  [ ] write the intro"]);
   const item = plan.children[0];
   assert.ok(item.kind === "item" && item.line === 2);
+  assert.deepEqual(tickRequest(item, true).argument, { uri: PLAN, line: 2, text: "write the intro" });
 });
 
 test("what is missing says what to do: no files, no agent; nothing at all leaves the view to its welcome", () => {

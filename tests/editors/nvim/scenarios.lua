@@ -308,7 +308,17 @@ function S.panel(t)
   end)
   t.data.lines = panel_lines()
   vim.api.nvim_win_set_cursor(0, { panel_line_with('write the parser'), 0 })
+  -- What the toggle sends: the item's text names it (found where it moved, or refused).
+  local todo = require('todo_ls')
+  local execute = todo._execute
+  todo._execute = function(lsp_client, name, argument, ...)
+    if name == 'todoLs.toggle' then
+      t.data.toggle_argument = argument
+    end
+    return execute(lsp_client, name, argument, ...)
+  end
   press('x')
+  todo._execute = execute
   t.wait('the marker toggled in the buffer', function()
     return vim.api.nvim_buf_get_lines(bufnr, 4, 5, false)[1] == '- [x] write the parser'
   end)
