@@ -24,6 +24,7 @@ __all__ = [
     "SKIP_DIRS",
     "Confinement",
     "Expansion",
+    "Matcher",
     "expand_inside",
     "expand_patterns",
     "glob_regex",
@@ -147,6 +148,47 @@ def _walk_matches(root: Path, regex: re.Pattern[str], within: Confinement | None
     for path in walk_files(root, within):
         if regex.fullmatch(Path(os.path.relpath(path, root)).as_posix()):
             yield normalize(path)
+
+
+class Matcher:
+    """Whether a file belongs to the expansion of a folder's patterns, without walking:
+    `expand_patterns` (or, `confined`, `expand_inside`) of `patterns` against `base` would
+    yield `path` if it exists. Lets a file event update an expansion in place."""
+
+    def __init__(self, base: Path, patterns: Iterable[str], *, confined: bool = False) -> None:
+        self._base = base
+        self._confined = confined
+        self._plain: set[Path] = set()
+        self._globs: list[tuple[Path, re.Pattern[str]]] = []
+        for pattern in patterns:
+            if confined and leaves(base, pattern):
+                continue
+            if not _GLOB_MAGIC.search(pattern):
+                self._plain.add(normalize(base / pattern))
+                continue
+            parts = Path(os.path.abspath(base / pattern)).parts
+            fixed = next(i for i, part in enumerate(parts) if _GLOB_MAGIC.search(part))
+            self._globs.append((Path(*parts[:fixed]), glob_regex("/".join(parts[fixed:]))))
+
+    def plain(self, path: Path) -> bool:
+        """`path` is named by a plain (glob-free) pattern: it is subscribed even when missing."""
+        return path in self._plain
+
+    def __call__(self, path: Path) -> bool:
+        """`path` (normalized) is named by a plain pattern or matched by a glob's walk."""
+        if path in self._plain:
+            return not self._confined or resolves_inside(self._base, path)
+        for root, regex in self._globs:
+            rel = os.path.relpath(path, root)
+            if rel == os.pardir or rel.startswith(os.pardir + os.sep) or os.path.isabs(rel):
+                continue
+            rel = Path(rel).as_posix()
+            # The walk never enters these folders, whatever the glob says.
+            if any(part in SKIP_DIRS for part in rel.split("/")[:-1]):
+                continue
+            if regex.fullmatch(rel):
+                return not self._confined or resolves_inside(self._base, path)
+        return False
 
 
 def glob_regex(pattern: str) -> re.Pattern[str]:

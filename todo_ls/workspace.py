@@ -19,6 +19,7 @@ the parsed state of any subscribed file.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import logging
 import os
@@ -37,7 +38,7 @@ from todo_ls import checklist  # its functions load on first use
 from todo_ls.checklist import OPEN_STATES, Checklist, FileItem, Progress, StateRegistry
 from todo_ls.checklist.lines import split_lines
 from todo_ls.disk import DiskError, read_text
-from todo_ls.globs import expand_inside, leaves
+from todo_ls.globs import Matcher, expand_inside, leaves, walk_files
 
 # Re-exported: the server and the tests use them from here.
 from todo_ls.globs import expand_patterns as expand_patterns
@@ -203,7 +204,9 @@ class _OpenDoc:
 class _FolderSubs:
     added: set[Path] = field(default_factory=set)
     removed: set[Path] = field(default_factory=set)
-    globbed: list[Path] | None = None  # expansion of settings.markdownFiles, None = stale
+    globbed: set[Path] | None = None  # expansion of settings.markdownFiles, None = stale
+    # Whether a path belongs to `globbed`: file events update it in place (file_created).
+    matcher: Matcher | None = None
     # The sorted effective set, None = stale: every status, watched-file event and request
     # asks for it, and sorting a thousand paths each time cost more than the rest of a status.
     effective: list[Path] | None = None
@@ -358,9 +361,108 @@ class WorkspaceIndex:
             return []
         if subs.effective is None:
             if subs.globbed is None:
-                subs.globbed = self._expand(folder)
-            subs.effective = sorted((set(subs.globbed) | subs.added) - subs.removed)
+                subs.globbed = set(self._expand(folder))
+                subs.matcher = Matcher(
+                    folder.path,
+                    self._folder_patterns.get(folder.key, self._patterns),
+                    confined=self.confined(folder),
+                )
+            subs.effective = sorted((subs.globbed | subs.added) - subs.removed)
         return list(subs.effective)
+
+    def _holds(self, folder: Folder, path: Path) -> bool:
+        """`path` is in `folder`'s effective set (a set lookup, no sorted list)."""
+        subs = self._subs.get(folder.key)
+        if subs is None:
+            return False
+        if subs.globbed is None:
+            self.subscribed(folder)
+        assert subs.globbed is not None
+        return (path in subs.globbed or path in subs.added) and path not in subs.removed
+
+    def _change_membership(self, folder: Folder, path: Path, change: Callable[[], None]) -> None:
+        """Apply `change` to `folder`'s sets, keeping its sorted effective list in step by
+        bisection instead of sorting the folder again."""
+        subs = self._subs[folder.key]
+        before = self._holds(folder, path)
+        change()
+        after = self._holds(folder, path)
+        if subs.effective is None or before == after:
+            return
+        at = bisect.bisect_left(subs.effective, path)
+        if after:
+            subs.effective.insert(at, path)
+        elif at < len(subs.effective) and subs.effective[at] == path:
+            del subs.effective[at]
+
+    def _reown(self, path: Path) -> None:
+        """Count `path` in the first folder holding it now (or nowhere), by its delta."""
+        counts = self._counts
+        if counts is None:
+            return  # rebuilt on next use
+        new = next((f for f in self._folders if self._holds(f, path)), None)
+        old = self._owner.get(path)
+        if old == new:
+            return
+        if old is not None:
+            counts[old.key].remove(path)
+            del self._owner[path]
+        if new is not None:
+            self._owner[path] = new
+            self._count(path, self.state(path))
+
+    # --- file events ---------------------------------------------------------------------
+
+    def file_created(self, path: Path) -> bool:
+        """A file (or a folder of files) appeared on disk: each folder whose `markdownFiles`
+        match it subscribes it from now on, without expanding the patterns again (the cost
+        is the event's, not the workspace's). Returns whether `path` is subscribed now."""
+        if os.path.isdir(path):
+            found = [self.file_created(normalize(f)) for f in walk_files(path)]
+            return any(found)
+        if os.path.isfile(path):
+            for folder in self._folders:
+                subs = self._subs[folder.key]
+                if subs.globbed is None or path in subs.globbed:
+                    continue
+                if subs.matcher is not None and subs.matcher(path):
+                    self._change_membership(folder, path, functools.partial(subs.globbed.add, path))
+            self._reown(path)
+        self.forget(path)
+        return any(self._holds(f, path) for f in self._folders)
+
+    def file_deleted(self, path: Path) -> bool:
+        """A file (or a folder) is gone from disk: the globs no longer match it (a file named
+        by a plain path stays subscribed, as missing). Returns whether `path` was
+        subscribed."""
+        was = any(self._holds(f, path) for f in self._folders)
+        gone = {path}
+        for folder in self._folders:
+            subs = self._subs[folder.key]
+            if subs.globbed is None:
+                continue
+            if path not in subs.globbed:
+                # Perhaps a folder: everything matched below it went with it.
+                prefix = str(path).rstrip(os.sep) + os.sep
+                below = {p for p in subs.globbed if str(p).startswith(prefix)}
+                gone |= below
+                was = was or bool(below)
+            else:
+                below = {path}
+            for lost in below:
+                if subs.matcher is not None and subs.matcher.plain(lost):
+                    continue
+                self._change_membership(folder, lost, functools.partial(subs.globbed.discard, lost))
+        for lost in gone:
+            self._reown(lost)
+            self.forget(lost)
+        return was
+
+    def file_changed(self, path: Path) -> bool:
+        """A file's content changed on disk: read again before the next count. Returns
+        whether it is subscribed."""
+        self.forget(path)
+        return self.is_subscribed(path)
 
     def _expand(self, folder: Folder) -> list[Path]:
         patterns = self._folder_patterns.get(folder.key, self._patterns)
@@ -385,6 +487,19 @@ class WorkspaceIndex:
                 if path not in seen:
                     seen.add(path)
                     found.append((folder, path))
+        return found
+
+    def command_subscribed(self) -> set[Path]:
+        """The files subscribed by command in any folder (whether a glob names them too)."""
+        return {path for subs in self._subs.values() for path in subs.added}
+
+    def stamps(self) -> dict[Path, tuple[int, int] | None]:
+        """(mtime_ns, size) of every subscribed file as last read (None: missing, or never
+        read): the baseline of the disk re-check (disk_scan.py)."""
+        found: dict[Path, tuple[int, int] | None] = {}
+        for _, path in self.all_subscribed():
+            cached = self._cache.get(path)
+            found[path] = cached.stamp if cached is not None and not cached.is_open else None
         return found
 
     def folder_of(self, path: Path) -> Folder | None:
@@ -425,25 +540,29 @@ class WorkspaceIndex:
         """Subscribe `path` in its folder (the first folder for a path outside all of them)."""
         folder = self._target_folder(path)
         subs = self._subs[folder.key]
-        subs.removed.discard(path)
-        subs.added.add(path)
-        subs.effective = None
-        self._counts = None
+
+        def change() -> None:
+            subs.removed.discard(path)
+            subs.added.add(path)
+
+        self._change_membership(folder, path, change)
+        self._reown(path)
         self._persist("subscribe", folder, path)
         return folder
 
     def unsubscribe(self, path: Path) -> Folder:
         """Unsubscribe `path` from every folder whose set holds it."""
-        holders = [f for f in self._folders if path in self.subscribed(f)] or [
-            self._target_folder(path)
-        ]
+        holders = [f for f in self._folders if self._holds(f, path)] or [self._target_folder(path)]
         for folder in holders:
             subs = self._subs[folder.key]
-            subs.added.discard(path)
-            subs.removed.add(path)
-            subs.effective = None
-            self._counts = None
+
+            def change(subs: _FolderSubs = subs) -> None:
+                subs.added.discard(path)
+                subs.removed.add(path)
+
+            self._change_membership(folder, path, change)
             self._persist("unsubscribe", folder, path)
+        self._reown(path)
         return holders[0]
 
     def _target_folder(self, path: Path) -> Folder:
