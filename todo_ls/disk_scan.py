@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from todo_ls.globs import expand_inside, expand_patterns
+from todo_ls.globs import expand_inside, normalize, split_glob, walk_files
 
 log = logging.getLogger(__name__)
 
@@ -69,7 +69,7 @@ class Delta:
         return bool(self.created or self.deleted or self.changed)
 
 
-def stamp(path: Path) -> Stamp:
+def stamp(path: str | Path) -> Stamp:
     """`path`'s (mtime_ns, size), None when it cannot be stat'ed."""
     try:
         st = os.stat(path)
@@ -78,39 +78,52 @@ def stamp(path: Path) -> Stamp:
     return st.st_mtime_ns, st.st_size
 
 
-def expand(plan: ScanPlan) -> set[Path]:
-    """Every file the plan names: the folders' expansions and its own files."""
-    found = set(plan.files)
+def expand(plan: ScanPlan) -> set[str]:
+    """Every file the plan names (the folders' expansions and its own files), as the text of
+    the paths `expand_patterns` / `expand_inside` yield: a round makes no `Path` per file."""
+    found = {str(path) for path in plan.files}
     for folder in plan.folders:
-        if folder.confined:
-            found.update(expand_inside(folder.base, folder.patterns).paths)
-        else:
-            found.update(expand_patterns(folder.base, folder.patterns))
+        if folder.confined:  # project files' patterns: rare, and the symlink checks matter
+            found.update(str(p) for p in expand_inside(folder.base, folder.patterns).paths)
+            continue
+        for pattern in folder.patterns:
+            split = split_glob(folder.base, pattern)
+            if split is None:
+                found.add(str(normalize(folder.base / pattern)))
+                continue
+            root, regex = split
+            skip = len(str(root).rstrip(os.sep)) + 1
+            for path in walk_files(root):
+                rel = path[skip:] if os.sep == "/" else path[skip:].replace(os.sep, "/")
+                if regex.fullmatch(rel):
+                    found.add(os.path.normpath(path))
     return found
 
 
-def diff(before: Mapping[Path, Stamp], after: Mapping[Path, Stamp]) -> Delta:
+def diff(before: Mapping[str, Stamp], after: Mapping[str, Stamp]) -> Delta:
     """`created`: named now, not before; `deleted`: the other way; `changed`: named both
     times with another stamp (a plain path's file appearing or going counts as changed).
     Each list sorted, so what the server is told does not depend on hashing."""
-    delta = Delta()
+    created: list[str] = []
+    changed: list[str] = []
     for path, now in after.items():
         if path not in before:
-            delta.created.append(path)
+            created.append(path)
         elif before[path] != now:
-            delta.changed.append(path)
-    delta.deleted = [path for path in before if path not in after]
-    delta.created.sort()
-    delta.changed.sort()
-    delta.deleted.sort()
-    return delta
+            changed.append(path)
+    deleted = [path for path in before if path not in after]
+    return Delta(
+        [Path(p) for p in sorted(created)],
+        [Path(p) for p in sorted(deleted)],
+        [Path(p) for p in sorted(changed)],
+    )
 
 
-def scan(plan: ScanPlan, pause: Callable[[], None] = lambda: None) -> dict[Path, Stamp]:
+def scan(plan: ScanPlan, pause: Callable[[], None] = lambda: None) -> dict[str, Stamp]:
     """One round: the stamp of every file the plan names; `pause` is called every `CHUNK`
     files (the thread yields there)."""
-    found: dict[Path, Stamp] = {}
-    for n, path in enumerate(sorted(expand(plan)), 1):
+    found: dict[str, Stamp] = {}
+    for n, path in enumerate(expand(plan), 1):
         found[path] = stamp(path)
         if n % CHUNK == 0:
             pause()
@@ -132,7 +145,8 @@ class DiskScanner:
         """`baseline`: what the caller already knows of each file (so the first round reports
         what changed since the caller read it, not everything)."""
         self.plan = plan
-        self._seen = dict(baseline)
+        self._baseline: Mapping[Path, Stamp] | None = baseline  # made text on the thread
+        self._seen: dict[str, Stamp] = {}
         self._post = post
         self._floor = floor
         self._stop = threading.Event()
@@ -148,6 +162,9 @@ class DiskScanner:
 
     def round(self) -> Delta:
         """One round now, on the calling thread: what changed since the last."""
+        if self._baseline is not None:
+            self._seen = {str(path): known for path, known in self._baseline.items()}
+            self._baseline = None
         now = scan(self.plan, lambda: time.sleep(0))
         delta = diff(self._seen, now)
         self._seen = now
@@ -157,8 +174,9 @@ class DiskScanner:
     def _run(self) -> None:
         wait = self._floor
         while not self._stop.wait(wait):
-            # The round's cost is CPU time spent, measured, not waited: a performance counter.
-            began = time.perf_counter()
+            # The round's cost is the CPU time this thread spent, not time waited (for the
+            # interpreter lock, for a busy disk): a CPU clock, not the injected one.
+            began = time.thread_time()
             try:
                 delta = self.round()
             except Exception:  # never lose the thread: the next round tries again
@@ -166,7 +184,7 @@ class DiskScanner:
                 delta = Delta()
             if delta and not self._stop.is_set():
                 self._post(delta)
-            wait = max(self._floor, COST_FACTOR * (time.perf_counter() - began))
+            wait = max(self._floor, COST_FACTOR * (time.thread_time() - began))
 
 
 def plan_of(folders: Iterable[tuple[Path, Iterable[str], bool]], files: Iterable[Path]) -> ScanPlan:

@@ -31,6 +31,7 @@ __all__ = [
     "leaves",
     "normalize",
     "resolves_inside",
+    "split_glob",
     "walk_files",
 ]
 
@@ -110,17 +111,23 @@ def resolves_inside(base: Path, path: Path) -> bool:
     return _inside(os.path.realpath(base), os.path.realpath(path))
 
 
-def _expand_one(base: Path, pattern: str, within: Confinement | None) -> Iterator[Path]:
-    """The files of one pattern; with `within`, a glob's walk stays in it."""
-    full = normalize(base / pattern)
+def split_glob(base: Path, pattern: str) -> tuple[Path, re.Pattern[str]] | None:
+    """A glob's fixed root (where its walk starts) and the regex its files' `/`-separated
+    paths below that root must match; None for a plain path."""
     if not _GLOB_MAGIC.search(pattern):
-        yield full
-        return
+        return None
     parts = Path(os.path.abspath(base / pattern)).parts
     fixed = next(i for i, part in enumerate(parts) if _GLOB_MAGIC.search(part))
-    root = Path(*parts[:fixed])
-    regex = glob_regex("/".join(parts[fixed:]))
-    yield from _walk_matches(root, regex, within)
+    return Path(*parts[:fixed]), glob_regex("/".join(parts[fixed:]))
+
+
+def _expand_one(base: Path, pattern: str, within: Confinement | None) -> Iterator[Path]:
+    """The files of one pattern; with `within`, a glob's walk stays in it."""
+    split = split_glob(base, pattern)
+    if split is None:
+        yield normalize(base / pattern)
+        return
+    yield from _walk_matches(split[0], split[1], within)
 
 
 def walk_files(root: str | os.PathLike[str], within: Confinement | None = None) -> Iterator[str]:
@@ -163,12 +170,11 @@ class Matcher:
         for pattern in patterns:
             if confined and leaves(base, pattern):
                 continue
-            if not _GLOB_MAGIC.search(pattern):
+            split = split_glob(base, pattern)
+            if split is None:
                 self._plain.add(normalize(base / pattern))
-                continue
-            parts = Path(os.path.abspath(base / pattern)).parts
-            fixed = next(i for i, part in enumerate(parts) if _GLOB_MAGIC.search(part))
-            self._globs.append((Path(*parts[:fixed]), glob_regex("/".join(parts[fixed:]))))
+            else:
+                self._globs.append(split)
 
     def plain(self, path: Path) -> bool:
         """`path` is named by a plain (glob-free) pattern: it is subscribed even when missing."""
