@@ -52,21 +52,23 @@ def write_workspace(root: Path, files: int) -> int:
     return files * ITEMS
 
 
-async def start(root: Path, total: int) -> tuple[LspClient, float]:
-    """A server on `root` without watcher registration; seconds to the full status."""
+async def start(root: Path, total: int) -> tuple[LspClient, float, dict[str, Any]]:
+    """A server on `root` without watcher registration; seconds from `initialized` (when
+    indexing may start, as bench_workspace.py times it) to the status counting `total` items,
+    and that status."""
     client = await LspClient.spawn(cwd=root, settings={"todoLs": SETTINGS})
-    began = time.perf_counter()
     await client.initialize(root, capabilities(pull=True, watch=False), {"todoLs": SETTINGS})
+    began = time.perf_counter()
     ready = client.wait_for("todoLs/status", lambda s: s["total"] == total)
     received = await asyncio.wait_for(ready, 600)
-    return client, received.at - began
+    return client, received.at - began, received.message["params"]
 
 
 async def measure(files: int, seconds: float) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="todo-ls-bench-watch-") as tmp:
         root = Path(tmp) / "ws"
         total = write_workspace(root, files)
-        client, ready_s = await start(root, total)
+        client, ready_s, _ = await start(root, total)
         try:
             target = root / "notes" / "d0000" / "n00000.md"
             uri = target.as_uri()

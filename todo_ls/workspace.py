@@ -15,6 +15,9 @@ the parsed state of any subscribed file.
   file is open in the editor.
 - The command-made part of the subscriptions lives in the store when there is one; without it
   (or when it fails) it is kept in memory for the session.
+- Counting a file needs its summary only: a file not open, not parsed yet and whose size and
+  mtime are those of a persisted summary (`warm`, file_index.py) is counted from it without
+  being read; each summary read from disk goes to the `SummarySink` to be persisted.
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ from todo_ls import checklist  # its functions load on first use
 from todo_ls.checklist import OPEN_STATES, Checklist, FileItem, Progress, StateRegistry
 from todo_ls.checklist.lines import split_lines
 from todo_ls.disk import DiskError, read_text
+from todo_ls.file_index import Known, usable
 from todo_ls.globs import Matcher, expand_inside, leaves, walk_files
 
 # Re-exported: the server and the tests use them from here.
@@ -73,6 +77,13 @@ class _Overrides(Protocol):
     def skipped(self) -> tuple[str, ...]: ...
 
 
+class SummarySink(Protocol):
+    """Where the summaries of files read from disk go to be persisted (server: the store
+    thread); `None` for a file that is gone. Called on the index's thread: must not block."""
+
+    def __call__(self, path: Path, known: Known | None) -> None: ...
+
+
 class SubscriptionError(ValueError):
     """A subscribe/unsubscribe request that cannot be honoured (message is for the user)."""
 
@@ -86,6 +97,15 @@ def uri_to_path(uri: str) -> Path | None:
     if parts.netloc and parts.netloc != "localhost":
         raw = f"//{parts.netloc}{raw}"
     return normalize(raw) if raw else None
+
+
+def _stamp(path: Path) -> tuple[int, int] | None:
+    """(mtime_ns, size) of `path` as a disk read records it; None when it cannot be stat'ed."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_mtime_ns, st.st_size
 
 
 def path_to_uri(path: Path) -> str:
@@ -241,6 +261,10 @@ class WorkspaceIndex:
         self._counts: dict[str, FolderCounts] | None = None
         self._owner: dict[Path, Folder] = {}
         self._dirty: set[Path] = set()
+        # Each disk file's summary by the size and mtime it was read at (persisted ones from
+        # `warm`): a count rebuild uses it instead of reading an unchanged file.
+        self._known: dict[Path, Known] = {}
+        self._sink: SummarySink | None = None
 
     # --- configuration -------------------------------------------------------------------
 
@@ -280,6 +304,7 @@ class WorkspaceIndex:
         if registry != self._registry:
             self._registry = registry
             self.clear_cache()
+            self._known.clear()  # counted with other states
         self.invalidate_globs()
 
     def patterns(self, folder: Folder) -> list[str]:
@@ -316,6 +341,31 @@ class WorkspaceIndex:
         """Drop the cached parse of `path` (it is read again before the next count)."""
         self._cache.pop(path, None)
         self._dirty.add(path)
+
+    def warm(self, known: Mapping[Path, Known], sink: SummarySink | None) -> None:
+        """Persisted summaries (file_index.load, with this index's registry) to count
+        unchanged files from, and where to send the summaries of files read from now on."""
+        for path, entry in known.items():
+            self._known.setdefault(path, entry)
+        self._sink = sink
+
+    def known(self) -> Mapping[Path, Known]:
+        """The summaries by size and mtime this index holds (persisted or read)."""
+        return self._known
+
+    def _remember(self, path: Path, state: FileState) -> None:
+        """Keep (and persist) the summary of a disk read; a missing file's is dropped."""
+        if state.is_open:
+            return
+        if state.stamp is None:
+            if self._known.pop(path, None) is not None and self._sink is not None:
+                self._sink(path, None)
+            return
+        entry = Known(state.stamp, state.summary)
+        if self._known.get(path) != entry:
+            self._known[path] = entry
+            if self._sink is not None:
+                self._sink(path, entry)
 
     def last_parsed(self, path: Path) -> FileState | None:
         """The parse of `path` last used (and so served to the client), not re-checked."""
@@ -499,7 +549,11 @@ class WorkspaceIndex:
         found: dict[Path, tuple[int, int] | None] = {}
         for _, path in self.all_subscribed():
             cached = self._cache.get(path)
-            found[path] = cached.stamp if cached is not None and not cached.is_open else None
+            if cached is not None:
+                found[path] = cached.stamp if not cached.is_open else None
+            else:
+                known = self._known.get(path)
+                found[path] = known.stamp if known is not None else None
         return found
 
     def folder_of(self, path: Path) -> Folder | None:
@@ -627,26 +681,49 @@ class WorkspaceIndex:
         folder = self._owner.get(path)
         if folder is None or self._counts is None:
             return
-        self._warn_unusable(state)
+        self._warn_unusable(state.error)
+        self._remember(path, state)
         self._counts[folder.key].set(path, state.summary)
 
-    def _warn_unusable(self, state: FileState) -> None:
-        if state.error:
-            self._warn(f"todo-ls skips {state.error}")
+    def _warn_unusable(self, error: str | None) -> None:
+        if error:
+            self._warn(f"todo-ls skips {error}")
+
+    def _summary(self, path: Path) -> FileSummary:
+        """What counting `path` needs: a persisted summary when the file is neither open nor
+        parsed and its size and mtime are unchanged (no read), else its parse."""
+        if path not in self._open and path not in self._cache:
+            found = usable(self._known, path, _stamp(path))
+            if found is not None:
+                return found
+        state = self.state(path)  # uncounted while `_counts` is None
+        self._remember(path, state)
+        return state.summary
+
+    def build_counts(self, progress: Callable[[int, int], None] | None = None) -> int:
+        """Count every subscribed file afresh (each one's summary: persisted, cached or
+        parsed); `progress(done, total)` after each file. Returns how many files."""
+        self._owner = {path: folder for folder, path in self.all_subscribed()}
+        counts = {f.key: FolderCounts() for f in self._folders}
+        self._dirty.clear()
+        total = len(self._owner)
+        for done, (path, folder) in enumerate(self._owner.items(), 1):
+            summary = self._summary(path)
+            self._warn_unusable(summary.error)
+            counts[folder.key].set(path, summary)
+            if progress is not None:
+                progress(done, total)
+        self._counts = counts
+        return total
 
     def _ensure_counts(self) -> dict[str, FolderCounts]:
         """The counts per folder key, rebuilt when the subscriptions changed (each file is
         parsed once; a cached parse is only re-checked) and read again where files changed."""
         counts = self._counts
         if counts is None:
-            self._owner = {path: folder for folder, path in self.all_subscribed()}
-            counts = {f.key: FolderCounts() for f in self._folders}
-            self._dirty.clear()
-            for path, folder in self._owner.items():
-                state = self.state(path)  # uncounted while `_counts` is None
-                self._warn_unusable(state)
-                counts[folder.key].set(path, state.summary)
-            self._counts = counts
+            self.build_counts()
+            assert self._counts is not None
+            counts = self._counts
         elif self._dirty:
             dirty, self._dirty = self._dirty, set()
             for path in dirty:

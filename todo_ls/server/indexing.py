@@ -37,10 +37,10 @@ async def progress_token(ls: TodoLanguageServer) -> str | None:
 
 
 def index_subscribed(ls: TodoLanguageServer, token: str | None) -> int:
-    """Parse every subscribed file (cached in the workspace index); returns their number."""
-    paths = [path for _, path in ls.workspace_index.all_subscribed()]
+    """Count every subscribed file (parsed, or from its persisted summary when unchanged:
+    the warm start, file_index.py); returns their number."""
     progress = ls.work_done_progress if token is not None else None
-    total = len(paths)
+    total = len(ls.workspace_index.all_subscribed())
     if progress is not None and token is not None:
         progress.begin(
             token,
@@ -49,8 +49,8 @@ def index_subscribed(ls: TodoLanguageServer, token: str | None) -> int:
             ),
         )
     step = max(1, total // REPORTS)
-    for done, path in enumerate(paths, 1):
-        ls.workspace_index.state(path)
+
+    def report(done: int, total: int) -> None:
         if progress is not None and token is not None and done % step == 0 and done < total:
             progress.report(
                 token,
@@ -58,6 +58,9 @@ def index_subscribed(ls: TodoLanguageServer, token: str | None) -> int:
                     message=f"{done}/{total} files", percentage=100 * done // total
                 ),
             )
+
+    ls.workspace_index.build_counts(report)
+    ls.forget_unsubscribed()
     if progress is not None and token is not None:
         progress.end(token, types.WorkDoneProgressEnd(message=f"{total} files"))
     return total
