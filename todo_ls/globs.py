@@ -152,9 +152,13 @@ def walk_files(root: str | os.PathLike[str], within: Confinement | None = None) 
 
 
 def _walk_matches(root: Path, regex: re.Pattern[str], within: Confinement | None) -> Iterator[Path]:
+    # The walk's paths all start with `root` and a separator: sliced, not `relpath`'d (a
+    # third of expanding 20,000 files).
+    skip = len(str(root).rstrip(os.sep)) + 1
     for path in walk_files(root, within):
-        if regex.fullmatch(Path(os.path.relpath(path, root)).as_posix()):
-            yield normalize(path)
+        rel = path[skip:] if os.sep == "/" else path[skip:].replace(os.sep, "/")
+        if regex.fullmatch(rel):
+            yield Path(os.path.normpath(path))
 
 
 class Matcher:
