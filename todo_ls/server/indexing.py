@@ -1,9 +1,11 @@
-"""The initial index: every subscribed file parsed once, with work-done progress.
+"""The initial index: every subscribed file counted once, with work-done progress.
 
-Run from `initialized` right after the settings are loaded, so the first `todoLs/status` and
-the first requests find every parse cached. The client is asked for a progress token *before*
-the settings are pulled: creating it is a round trip, and while it is under way a status
-publish scheduled by the new settings would parse every file itself, with no progress shown.
+Run from `initialized` right after the settings are loaded, so the first `todoLs/status` finds
+every file counted: parsed, or, when its size and mtime are those of its persisted summary,
+counted from that without a read (the warm start, file_index.py). The client is asked for a
+progress token *before* the settings are pulled: creating it is a round trip, and while it is
+under way a status publish scheduled by the new settings would parse every file itself, with
+no progress shown.
 The loop itself does not yield to the event loop for the same reason (a pending status
 publish would take over the remaining files).
 """

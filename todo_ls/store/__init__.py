@@ -9,9 +9,8 @@ prompts) and todo lists for hosts that have none of their own.
 `schema` (the tables and their migrations), `database` (opening, recovery, transactions, the
 read cache and `StoreError`), and the queries: `ledger` (episodes, claims, Stop blocks),
 `sessions` (pauses, hook sessions), `lists` (subscriptions, session todo lists) and `files`
-(the persisted file index). The query
-parts are mixins over `Database`: every query runs through its guarded plumbing, and callers
-keep one object with every method.
+(the persisted file index). The query parts are mixins over `Database`: every query runs
+through its guarded plumbing, and callers keep one object with every method.
 """
 
 from __future__ import annotations
