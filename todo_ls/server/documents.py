@@ -74,6 +74,9 @@ class FileWatch:
         self._registration: str | None = None
         self._patterns: list[str] = []
         self._scanner: DiskScanner | None = None
+        # Set once the initial index is built: the re-check's baseline is what the index read,
+        # and before that it would report every file as changed.
+        self.indexed = False
 
     @property
     def dynamic(self) -> bool:
@@ -103,6 +106,8 @@ class FileWatch:
     def _restart_scanner(self) -> None:
         """(Re)start the disk re-check when what it must look at changed."""
         ls = self._ls
+        if not self.indexed:
+            return
         plan = self.scan_plan()
         if self._scanner is not None and self._scanner.plan == plan:
             return

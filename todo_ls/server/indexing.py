@@ -12,6 +12,7 @@ publish would take over the remaining files).
 
 from __future__ import annotations
 
+import gc
 import logging
 import uuid
 
@@ -63,6 +64,10 @@ def index_subscribed(ls: TodoLanguageServer, token: str | None) -> int:
 
     ls.workspace_index.build_counts(report)
     ls.forget_unsubscribed()
+    # The parses just made are most of the heap (1.3 million objects at 20,000 files) and live
+    # on: a full collection scanning them paused the loop 0.8-1.7 s. Frozen, they are never
+    # scanned again; what is made later is collected as usual.
+    gc.freeze()
     if progress is not None and token is not None:
         progress.end(token, types.WorkDoneProgressEnd(message=f"{total} files"))
     return total

@@ -28,7 +28,8 @@ log = logging.getLogger(__name__)
 
 RETRY_FIRST_S = 0.5
 RETRY_CAP_S = 30.0
-BATCH = 5000  # rows per transaction: another process's write never waits long for it
+BATCH = 200  # rows per transaction: held briefly, so the store lock and the write lock never
+# keep the event loop (its 50 ms budget) or another process waiting behind the index
 
 
 class SummaryWrites:
