@@ -8,8 +8,9 @@ file is rewritten on disk with no event, and the time until the status shows it 
 Also the server's CPU share over that window (its re-check is paced to at most 1/20 of a CPU).
 
 Before (the 2 s poll on the loop re-expanded the globs and stat'ed every file): the longest
-wait of a request at 20,000 files was 1.2 s. Budgets: at 20,000, request max <= 100 ms and p50
-<= 2x the 1,000-file p50 + 5 ms; a change on disk seen within 10 s.
+wait of a request at 20,000 files was 1.2 s. Budgets (the per-change ones of the scale work,
+docs/performance.md): at 20,000, request max <= 250 ms and p50 <= 2x the 1,000-file p50 + 5 ms;
+a change on disk seen within 10 s.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from benchutil import cpu_seconds, ms, report, summary
 from lsp_client import LspClient, capabilities
 
 SETTINGS = {"markdownFiles": ["notes/**/*.md"], "supervisor": {"enabled": False}}
-BUDGETS = {"request_max_ms": 100.0, "p50_ratio": 2.0, "p50_slack_ms": 5.0, "seen_s": 10.0}
+BUDGETS = {"request_max_ms": 250.0, "p50_ratio": 2.0, "p50_slack_ms": 5.0, "seen_s": 10.0}
 ITEMS = 50
 
 
