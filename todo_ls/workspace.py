@@ -41,6 +41,7 @@ from todo_ls import checklist  # its functions load on first use
 from todo_ls.checklist import OPEN_STATES, Checklist, FileItem, Progress, StateRegistry
 from todo_ls.checklist.lines import split_lines
 from todo_ls.disk import DiskError, read_text
+from todo_ls.disk_scan import stamp
 from todo_ls.file_index import Known, usable
 from todo_ls.globs import Matcher, expand_inside, leaves, walk_files
 
@@ -97,15 +98,6 @@ def uri_to_path(uri: str) -> Path | None:
     if parts.netloc and parts.netloc != "localhost":
         raw = f"//{parts.netloc}{raw}"
     return normalize(raw) if raw else None
-
-
-def _stamp(path: Path) -> tuple[int, int] | None:
-    """(mtime_ns, size) of `path` as a disk read records it; None when it cannot be stat'ed."""
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return st.st_mtime_ns, st.st_size
 
 
 def path_to_uri(path: Path) -> str:
@@ -693,7 +685,7 @@ class WorkspaceIndex:
         """What counting `path` needs: a persisted summary when the file is neither open nor
         parsed and its size and mtime are unchanged (no read), else its parse."""
         if path not in self._open and path not in self._cache:
-            found = usable(self._known, path, _stamp(path))
+            found = usable(self._known, path, stamp(path))
             if found is not None:
                 return found
         state = self.state(path)  # uncounted while `_counts` is None
