@@ -22,6 +22,7 @@ from typing import Literal
 from lsprotocol import types
 
 from todo_ls.disk_scan import Delta, DiskScanner, ScanPlan, plan_of
+from todo_ls.globs import normalize, split_glob
 from todo_ls.server.core import TodoLanguageServer
 from todo_ls.server.diagnostics import Diagnostics
 from todo_ls.server.text_document import LspTextDocument
@@ -83,13 +84,18 @@ class FileWatch:
         return self._ls.client_features.file_watcher_registration
 
     def patterns(self) -> list[str]:
-        """Absolute globs for every folder's `markdownFiles` plus every subscribed file and
-        the folders' project files."""
+        """Absolute globs for every folder's `markdownFiles` plus every file subscribed by
+        command and the folders' project files."""
         ls = self._ls
         found: set[str] = set()
         for folder in ls.workspace_index.folders:
-            found |= {(folder.path / p).as_posix() for p in ls.workspace_index.patterns(folder)}
-        found |= {path.as_posix() for _, path in ls.workspace_index.all_subscribed()}
+            for pattern in ls.workspace_index.patterns(folder):
+                found.add((folder.path / pattern).as_posix())
+                if split_glob(folder.path, pattern) is None:  # a file: as the index spells it
+                    found.add(normalize(folder.path / pattern).as_posix())
+        # A glob's files are its pattern's: only files subscribed by command need their own
+        # (not one watcher per file of a 20,000-file glob, re-listed at every update).
+        found |= {path.as_posix() for path in ls.workspace_index.command_subscribed()}
         found |= {path.as_posix() for path in ls.configuration.project_file_paths()}
         return sorted(found)
 
