@@ -15,10 +15,14 @@ the parsed state of any subscribed file.
   file is open in the editor.
 - The command-made part of the subscriptions lives in the store when there is one; without it
   (or when it fails) it is kept in memory for the session.
+- Counting a file needs its summary only: a file not open, not parsed yet and whose size and
+  mtime are those of a persisted summary (`warm`, file_index.py) is counted from it without
+  being read; each summary read from disk goes to the `SummarySink` to be persisted.
 """
 
 from __future__ import annotations
 
+import bisect
 import functools
 import logging
 import os
@@ -37,7 +41,9 @@ from todo_ls import checklist  # its functions load on first use
 from todo_ls.checklist import OPEN_STATES, Checklist, FileItem, Progress, StateRegistry
 from todo_ls.checklist.lines import split_lines
 from todo_ls.disk import DiskError, read_text
-from todo_ls.globs import expand_inside, leaves
+from todo_ls.disk_scan import stamp
+from todo_ls.file_index import Known, usable
+from todo_ls.globs import Matcher, expand_inside, leaves, walk_files
 
 # Re-exported: the server and the tests use them from here.
 from todo_ls.globs import expand_patterns as expand_patterns
@@ -70,6 +76,13 @@ class _Overrides(Protocol):
 
     @property
     def skipped(self) -> tuple[str, ...]: ...
+
+
+class SummarySink(Protocol):
+    """Where the summaries of files read from disk go to be persisted (server: the store
+    thread); `None` for a file that is gone. Called on the index's thread: must not block."""
+
+    def __call__(self, path: Path, known: Known | None) -> None: ...
 
 
 class SubscriptionError(ValueError):
@@ -203,7 +216,9 @@ class _OpenDoc:
 class _FolderSubs:
     added: set[Path] = field(default_factory=set)
     removed: set[Path] = field(default_factory=set)
-    globbed: list[Path] | None = None  # expansion of settings.markdownFiles, None = stale
+    globbed: set[Path] | None = None  # expansion of settings.markdownFiles, None = stale
+    # Whether a path belongs to `globbed`: file events update it in place (file_created).
+    matcher: Matcher | None = None
     # The sorted effective set, None = stale: every status, watched-file event and request
     # asks for it, and sorting a thousand paths each time cost more than the rest of a status.
     effective: list[Path] | None = None
@@ -238,6 +253,10 @@ class WorkspaceIndex:
         self._counts: dict[str, FolderCounts] | None = None
         self._owner: dict[Path, Folder] = {}
         self._dirty: set[Path] = set()
+        # Each disk file's summary by the size and mtime it was read at (persisted ones from
+        # `warm`): a count rebuild uses it instead of reading an unchanged file.
+        self._known: dict[Path, Known] = {}
+        self._sink: SummarySink | None = None
 
     # --- configuration -------------------------------------------------------------------
 
@@ -277,6 +296,7 @@ class WorkspaceIndex:
         if registry != self._registry:
             self._registry = registry
             self.clear_cache()
+            self._known.clear()  # counted with other states
         self.invalidate_globs()
 
     def patterns(self, folder: Folder) -> list[str]:
@@ -313,6 +333,31 @@ class WorkspaceIndex:
         """Drop the cached parse of `path` (it is read again before the next count)."""
         self._cache.pop(path, None)
         self._dirty.add(path)
+
+    def warm(self, known: Mapping[Path, Known], sink: SummarySink | None) -> None:
+        """Persisted summaries (file_index.load, with this index's registry) to count
+        unchanged files from, and where to send the summaries of files read from now on."""
+        for path, entry in known.items():
+            self._known.setdefault(path, entry)
+        self._sink = sink
+
+    def known(self) -> Mapping[Path, Known]:
+        """The summaries by size and mtime this index holds (persisted or read)."""
+        return self._known
+
+    def _remember(self, path: Path, state: FileState) -> None:
+        """Keep (and persist) the summary of a disk read; a missing file's is dropped."""
+        if state.is_open:
+            return
+        if state.stamp is None:
+            if self._known.pop(path, None) is not None and self._sink is not None:
+                self._sink(path, None)
+            return
+        entry = Known(state.stamp, state.summary)
+        if self._known.get(path) != entry:
+            self._known[path] = entry
+            if self._sink is not None:
+                self._sink(path, entry)
 
     def last_parsed(self, path: Path) -> FileState | None:
         """The parse of `path` last used (and so served to the client), not re-checked."""
@@ -358,9 +403,108 @@ class WorkspaceIndex:
             return []
         if subs.effective is None:
             if subs.globbed is None:
-                subs.globbed = self._expand(folder)
-            subs.effective = sorted((set(subs.globbed) | subs.added) - subs.removed)
+                subs.globbed = set(self._expand(folder))
+                subs.matcher = Matcher(
+                    folder.path,
+                    self._folder_patterns.get(folder.key, self._patterns),
+                    confined=self.confined(folder),
+                )
+            subs.effective = sorted((subs.globbed | subs.added) - subs.removed)
         return list(subs.effective)
+
+    def _holds(self, folder: Folder, path: Path) -> bool:
+        """`path` is in `folder`'s effective set (a set lookup, no sorted list)."""
+        subs = self._subs.get(folder.key)
+        if subs is None:
+            return False
+        if subs.globbed is None:
+            self.subscribed(folder)
+        assert subs.globbed is not None
+        return (path in subs.globbed or path in subs.added) and path not in subs.removed
+
+    def _change_membership(self, folder: Folder, path: Path, change: Callable[[], None]) -> None:
+        """Apply `change` to `folder`'s sets, keeping its sorted effective list in step by
+        bisection instead of sorting the folder again."""
+        subs = self._subs[folder.key]
+        before = self._holds(folder, path)
+        change()
+        after = self._holds(folder, path)
+        if subs.effective is None or before == after:
+            return
+        at = bisect.bisect_left(subs.effective, path)
+        if after:
+            subs.effective.insert(at, path)
+        elif at < len(subs.effective) and subs.effective[at] == path:
+            del subs.effective[at]
+
+    def _reown(self, path: Path) -> None:
+        """Count `path` in the first folder holding it now (or nowhere), by its delta."""
+        counts = self._counts
+        if counts is None:
+            return  # rebuilt on next use
+        new = next((f for f in self._folders if self._holds(f, path)), None)
+        old = self._owner.get(path)
+        if old == new:
+            return
+        if old is not None:
+            counts[old.key].remove(path)
+            del self._owner[path]
+        if new is not None:
+            self._owner[path] = new
+            self._count(path, self.state(path))
+
+    # --- file events ---------------------------------------------------------------------
+
+    def file_created(self, path: Path) -> bool:
+        """A file (or a folder of files) appeared on disk: each folder whose `markdownFiles`
+        match it subscribes it from now on, without expanding the patterns again (the cost
+        is the event's, not the workspace's). Returns whether `path` is subscribed now."""
+        if os.path.isdir(path):
+            found = [self.file_created(normalize(f)) for f in walk_files(path)]
+            return any(found)
+        if os.path.isfile(path):
+            for folder in self._folders:
+                subs = self._subs[folder.key]
+                if subs.globbed is None or path in subs.globbed:
+                    continue
+                if subs.matcher is not None and subs.matcher(path):
+                    self._change_membership(folder, path, functools.partial(subs.globbed.add, path))
+            self._reown(path)
+        self.forget(path)
+        return any(self._holds(f, path) for f in self._folders)
+
+    def file_deleted(self, path: Path) -> bool:
+        """A file (or a folder) is gone from disk: the globs no longer match it (a file named
+        by a plain path stays subscribed, as missing). Returns whether `path` was
+        subscribed."""
+        was = any(self._holds(f, path) for f in self._folders)
+        gone = {path}
+        for folder in self._folders:
+            subs = self._subs[folder.key]
+            if subs.globbed is None:
+                continue
+            if path not in subs.globbed:
+                # Perhaps a folder: everything matched below it went with it.
+                prefix = str(path).rstrip(os.sep) + os.sep
+                below = {p for p in subs.globbed if str(p).startswith(prefix)}
+                gone |= below
+                was = was or bool(below)
+            else:
+                below = {path}
+            for lost in below:
+                if subs.matcher is not None and subs.matcher.plain(lost):
+                    continue
+                self._change_membership(folder, lost, functools.partial(subs.globbed.discard, lost))
+        for lost in gone:
+            self._reown(lost)
+            self.forget(lost)
+        return was
+
+    def file_changed(self, path: Path) -> bool:
+        """A file's content changed on disk: read again before the next count. Returns
+        whether it is subscribed."""
+        self.forget(path)
+        return self.is_subscribed(path)
 
     def _expand(self, folder: Folder) -> list[Path]:
         patterns = self._folder_patterns.get(folder.key, self._patterns)
@@ -385,6 +529,23 @@ class WorkspaceIndex:
                 if path not in seen:
                     seen.add(path)
                     found.append((folder, path))
+        return found
+
+    def command_subscribed(self) -> set[Path]:
+        """The files subscribed by command in any folder (whether a glob names them too)."""
+        return {path for subs in self._subs.values() for path in subs.added}
+
+    def stamps(self) -> dict[Path, tuple[int, int] | None]:
+        """(mtime_ns, size) of every subscribed file as last read (None: missing, or never
+        read): the baseline of the disk re-check (disk_scan.py)."""
+        found: dict[Path, tuple[int, int] | None] = {}
+        for _, path in self.all_subscribed():
+            cached = self._cache.get(path)
+            if cached is not None:
+                found[path] = cached.stamp if not cached.is_open else None
+            else:
+                known = self._known.get(path)
+                found[path] = known.stamp if known is not None else None
         return found
 
     def folder_of(self, path: Path) -> Folder | None:
@@ -425,25 +586,29 @@ class WorkspaceIndex:
         """Subscribe `path` in its folder (the first folder for a path outside all of them)."""
         folder = self._target_folder(path)
         subs = self._subs[folder.key]
-        subs.removed.discard(path)
-        subs.added.add(path)
-        subs.effective = None
-        self._counts = None
+
+        def change() -> None:
+            subs.removed.discard(path)
+            subs.added.add(path)
+
+        self._change_membership(folder, path, change)
+        self._reown(path)
         self._persist("subscribe", folder, path)
         return folder
 
     def unsubscribe(self, path: Path) -> Folder:
         """Unsubscribe `path` from every folder whose set holds it."""
-        holders = [f for f in self._folders if path in self.subscribed(f)] or [
-            self._target_folder(path)
-        ]
+        holders = [f for f in self._folders if self._holds(f, path)] or [self._target_folder(path)]
         for folder in holders:
             subs = self._subs[folder.key]
-            subs.added.discard(path)
-            subs.removed.add(path)
-            subs.effective = None
-            self._counts = None
+
+            def change(subs: _FolderSubs = subs) -> None:
+                subs.added.discard(path)
+                subs.removed.add(path)
+
+            self._change_membership(folder, path, change)
             self._persist("unsubscribe", folder, path)
+        self._reown(path)
         return holders[0]
 
     def _target_folder(self, path: Path) -> Folder:
@@ -508,26 +673,49 @@ class WorkspaceIndex:
         folder = self._owner.get(path)
         if folder is None or self._counts is None:
             return
-        self._warn_unusable(state)
+        self._warn_unusable(state.error)
+        self._remember(path, state)
         self._counts[folder.key].set(path, state.summary)
 
-    def _warn_unusable(self, state: FileState) -> None:
-        if state.error:
-            self._warn(f"todo-ls skips {state.error}")
+    def _warn_unusable(self, error: str | None) -> None:
+        if error:
+            self._warn(f"todo-ls skips {error}")
+
+    def _summary(self, path: Path) -> FileSummary:
+        """What counting `path` needs: a persisted summary when the file is neither open nor
+        parsed and its size and mtime are unchanged (no read), else its parse."""
+        if path not in self._open and path not in self._cache:
+            found = usable(self._known, path, stamp(path))
+            if found is not None:
+                return found
+        state = self.state(path)  # uncounted while `_counts` is None
+        self._remember(path, state)
+        return state.summary
+
+    def build_counts(self, progress: Callable[[int, int], None] | None = None) -> int:
+        """Count every subscribed file afresh (each one's summary: persisted, cached or
+        parsed); `progress(done, total)` after each file. Returns how many files."""
+        self._owner = {path: folder for folder, path in self.all_subscribed()}
+        counts = {f.key: FolderCounts() for f in self._folders}
+        self._dirty.clear()
+        total = len(self._owner)
+        for done, (path, folder) in enumerate(self._owner.items(), 1):
+            summary = self._summary(path)
+            self._warn_unusable(summary.error)
+            counts[folder.key].set(path, summary)
+            if progress is not None:
+                progress(done, total)
+        self._counts = counts
+        return total
 
     def _ensure_counts(self) -> dict[str, FolderCounts]:
         """The counts per folder key, rebuilt when the subscriptions changed (each file is
         parsed once; a cached parse is only re-checked) and read again where files changed."""
         counts = self._counts
         if counts is None:
-            self._owner = {path: folder for folder, path in self.all_subscribed()}
-            counts = {f.key: FolderCounts() for f in self._folders}
-            self._dirty.clear()
-            for path, folder in self._owner.items():
-                state = self.state(path)  # uncounted while `_counts` is None
-                self._warn_unusable(state)
-                counts[folder.key].set(path, state.summary)
-            self._counts = counts
+            self.build_counts()
+            assert self._counts is not None
+            counts = self._counts
         elif self._dirty:
             dirty, self._dirty = self._dirty, set()
             for path in dirty:

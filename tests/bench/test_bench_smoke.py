@@ -165,6 +165,22 @@ def test_workspace_bench_indexes_every_file_with_progress() -> None:
     assert report["status_after_edit"]["n"] == 2
 
 
+def test_watch_bench_answers_while_the_disk_is_re_checked() -> None:
+    report = run_bench("bench_watch.py", "--small", "20", "--files", "60", "--seconds", "3")
+    assert (report["baseline"]["files"], report["large"]["files"]) == (20, 60)
+    assert report["large"]["request"]["n"] > 10
+    assert report["large"]["change_seen_ms"] < 10_000  # no event: the re-check found it
+    assert len(table_rows(report)) == 2
+
+
+def test_warm_bench_starts_again_from_the_file_index() -> None:
+    report = run_bench("bench_warm.py", "--files", "40")
+    (size,) = report["sizes"]
+    assert size["counts_after_change_correct"] is True
+    assert size["warm_ratio"] < 2  # a loaded machine may blur it; a gross regression not
+    assert len(table_rows(report)) == 1
+
+
 def test_supervisor_bench_streams_events_and_nudges_every_idle_session() -> None:
     report = run_bench(
         "bench_supervisor.py",

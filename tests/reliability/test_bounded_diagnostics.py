@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from lsp_harness import TIMEOUT, Editor, start_editor
 from lsprotocol import types
+from support.lsp_harness import TIMEOUT, Editor, start_editor
 
 from todo_ls.settings.model import load_settings
 

@@ -19,7 +19,7 @@ from typing import Any
 
 import jsonrpc_frames
 import pytest
-from reliability_support import end_process, wait_until
+from support.reliability_support import end_process, wait_until
 
 from todo_ls.server.framing import MAX_BODY
 

@@ -640,3 +640,37 @@ def test_hook_sessions_keep_turn_and_title_unless_given(store: Store) -> None:
     assert store.hook_sessions(since=3.0) == []
     assert store.forget_dormant(cutoff=10.0) >= 0
     assert store.hook_session("s") is None  # quiet since before the cutoff
+
+
+# the persisted file index
+
+
+def test_a_version_4_store_gains_the_file_index_and_keeps_its_data(
+    db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(schema, "MIGRATIONS", schema.MIGRATIONS[:4])
+    monkeypatch.setattr(schema, "SCHEMA_VERSION", 4)
+    old = Store(db)
+    old.pause("ses_1", "user", 1.0)
+    old.close()
+    monkeypatch.undo()
+    store = Store(db)
+    assert store.warning is None
+    assert store.pauses() == {"ses_1": Pause("ses_1", "user", 1.0)}
+    assert store.file_summaries(["/w"]) == []
+    store.close()
+
+
+def test_file_summaries_are_read_by_folder_replaced_and_dropped(store: Store) -> None:
+    def row(path: str, size: int = 1) -> tuple[object, ...]:
+        return (path, size, 2, 1, "[]", "{}")
+
+    store.put_file_summaries([row("/w/a.md"), row("/w/sub/b.md"), row("/w-x/c.md"), row("/v/d.md")])
+    assert [r[0] for r in store.file_summaries(["/w"])] == ["/w/a.md", "/w/sub/b.md"]
+    assert [r[0] for r in store.file_summaries(["/w/", "/v"])] == [
+        "/w/a.md",
+        "/w/sub/b.md",
+        "/v/d.md",
+    ]
+    store.put_file_summaries([row("/w/a.md", 9)], dropped=["/w/sub/b.md"])
+    assert store.file_summaries(["/w"]) == [row("/w/a.md", 9)]

@@ -1,9 +1,11 @@
 """Counts kept by delta (todo_ls/workspace_counts.py) equal a fresh parse of every file, over
 seeded random sequences of edits on disk and in the editor, new and deleted files and
-subscription changes."""
+subscription changes: told by invalidating the globs, by file events applied in place, or not
+told at all and found by the disk re-check (todo_ls/disk_scan.py)."""
 
 from __future__ import annotations
 
+import os
 import random
 from pathlib import Path
 
@@ -11,6 +13,7 @@ import pytest
 
 from todo_ls import checklist
 from todo_ls.checklist import Progress, StateRegistry
+from todo_ls.disk_scan import DiskScanner, plan_of
 from todo_ls.workspace import Folder, WorkspaceIndex
 from todo_ls.workspace_counts import FileSummary, FolderCounts, page_by_path
 
@@ -47,8 +50,31 @@ def _fresh(index: WorkspaceIndex, folder: Folder, texts: dict[Path, str]) -> Pro
     return Progress(counts)
 
 
+def _scanner(index: WorkspaceIndex, root: Path) -> DiskScanner:
+    plan = plan_of([(root, ["docs/*.md"], False)], index.command_subscribed())
+    return DiskScanner(plan, index.stamps(), lambda _: None, floor=1.0)
+
+
+def _rescan(index: WorkspaceIndex, root: Path, scanner: DiskScanner) -> DiskScanner:
+    """One re-check round applied as the server applies it (a new plan: a new scanner)."""
+    if scanner.plan.files != frozenset(index.command_subscribed()):
+        scanner = _scanner(index, root)
+    delta = scanner.round()
+    for path in delta.deleted:
+        index.file_deleted(path)
+    for path in delta.created:
+        index.file_created(path)
+    for path in delta.changed:
+        index.file_changed(path)
+    return scanner
+
+
+_MTIME = iter(range(1_700_000_000_000_000_000, 1_800_000_000_000_000_000, 1_000_000_007))
+
+
+@pytest.mark.parametrize("told", ["invalidate", "events", "rescan"])
 @pytest.mark.parametrize("seed", range(8))
-def test_counts_by_delta_equal_a_fresh_parse(tmp_path: Path, seed: int) -> None:
+def test_counts_by_delta_equal_a_fresh_parse(tmp_path: Path, seed: int, told: str) -> None:
     rng = random.Random(seed)
     root = tmp_path / "proj"
     (root / "docs").mkdir(parents=True)
@@ -61,19 +87,31 @@ def test_counts_by_delta_equal_a_fresh_parse(tmp_path: Path, seed: int) -> None:
     index.configure(["docs/*.md"], StateRegistry.default())
     editor: dict[Path, str] = {}  # the editor's text of its open documents
     version = 0
+    index.counts(folder)
+    scanner = _scanner(index, root)
     for _ in range(120):
         path = rng.choice(names)
         action = rng.choice(["disk", "disk", "delete", "open", "edit", "edit", "close", "subs"])
         if action == "disk":
             created = not path.exists()
             path.write_text(_text(rng))
-            index.forget(path)  # what a file watcher reports
-            if created:
-                index.invalidate_globs()
+            # A distinct mtime: two writes within the file system's clock tick would look
+            # the same to a re-check, which cannot tell them apart (nor could any stat).
+            at = next(_MTIME)
+            os.utime(path, ns=(at, at))
+            if told == "invalidate":
+                index.forget(path)  # what a file watcher reports
+                if created:
+                    index.invalidate_globs()
+            elif told == "events":
+                (index.file_created if created else index.file_changed)(path)
         elif action == "delete" and path.exists():
             path.unlink()
-            index.forget(path)
-            index.invalidate_globs()
+            if told == "invalidate":
+                index.forget(path)
+                index.invalidate_globs()
+            elif told == "events":
+                index.file_deleted(path)
         elif action in ("open", "edit") and (action == "open" or path in editor):
             version += 1
             editor[path] = _text(rng)
@@ -86,6 +124,8 @@ def test_counts_by_delta_equal_a_fresh_parse(tmp_path: Path, seed: int) -> None:
                 index.unsubscribe(path)
             else:
                 index.subscribe(path)
+        if told == "rescan":
+            scanner = _rescan(index, root, scanner)
         counts = index.counts(folder)
         assert counts.progress() == _fresh(index, folder, editor), (seed, action, path)
         assert sorted(counts.paths()) == index.subscribed(folder)

@@ -47,6 +47,7 @@ from todo_ls.workspace import Folder, WorkspaceIndex, normalize
 
 if TYPE_CHECKING:  # pydantic and sqlite3 load after the `initialize` answer (lifecycle.py)
     from todo_ls.server.store_writes import SubscriptionWrites
+    from todo_ls.server.summary_writes import SummaryWrites
     from todo_ls.settings.model import Settings
     from todo_ls.store import Store
 
@@ -77,6 +78,7 @@ class TodoLanguageServer(LanguageServer):
         self.client_ready = False  # `initialized` arrived: the client shows window/logMessage
         self.store: Store | None = None
         self._store_writes: SubscriptionWrites | None = None
+        self._summary_writes: SummaryWrites | None = None
         self.supervision = SupervisorService(
             EditorHost(
                 self.configuration,
@@ -97,6 +99,7 @@ class TodoLanguageServer(LanguageServer):
         # whether more has arrived (over stdio; elsewhere it is never known to be).
         self.idle_hooks: list[Callable[[], None]] = []
         self.input_pending: Callable[[], bool] = lambda: False
+        self._warm_rows: set[Path] = set()  # persisted rows read at the store's opening
 
     # --- the client ----------------------------------------------------------------------
 
@@ -219,12 +222,48 @@ class TodoLanguageServer(LanguageServer):
             return
         self._store_writes = SubscriptionWrites(store, self.from_any_thread(self.warn_once))
         self.workspace_index.set_store(self._store_writes)
+        self._warm_start(store)
+
+    def _warm_start(self, store: Store) -> None:
+        """Hand the workspace index the persisted summaries of its folders' files, and the
+        store thread that persists the ones it reads (file_index.py, summary_writes.py)."""
+        from todo_ls import file_index
+        from todo_ls.server.summary_writes import SummaryWrites
+        from todo_ls.store import StoreError
+
+        index = self.workspace_index
+        try:
+            rows = store.file_summaries([f.key for f in index.folders])
+        except StoreError as exc:  # a cache: start cold
+            log.warning("the persisted file index cannot be read: %s", exc)
+            rows = []
+        known = file_index.load(rows, index.registry)
+        self._summary_writes = SummaryWrites(store, lambda: file_index.fingerprint(index.registry))
+        index.warm(known, self._summary_writes)
+        # Rows that cannot be trusted (damaged, another format or states) are rewritten as
+        # their files are read; those of files no longer subscribed are checked in
+        # `forget_unsubscribed` once the index is built.
+        self._warm_rows = {Path(row[0]) for row in rows if isinstance(row[0], str)}
+
+    def forget_unsubscribed(self) -> None:
+        """After the initial index: drop the persisted rows of this workspace's files that
+        are gone from disk (checked on the store thread)."""
+        writes, rows = self._summary_writes, self._warm_rows
+        self._warm_rows = set()
+        if writes is None or not rows:
+            return
+        subscribed = {path for _, path in self.workspace_index.all_subscribed()}
+        writes.drop_if_missing(rows - subscribed)
 
     def close_store(self) -> None:
         """Write what waits for the store, then close it (at shutdown, or for another one)."""
         writes, self._store_writes = self._store_writes, None
         if writes is not None:
             writes.close()
+        summaries, self._summary_writes = self._summary_writes, None
+        if summaries is not None:
+            self.workspace_index.warm({}, None)
+            summaries.close()
         if self.store is not None:
             self.store.close()
             self.store = None

@@ -83,8 +83,9 @@ def register(
         ls.client_ready = True  # the log goes to the editor from now on (see app.py)
         token = await indexing.progress_token(ls)  # before the settings: see indexing.py
         await ls.refresh_settings()
-        ls.spawn(watch.update(), "file watchers")  # also when the settings did not change
         indexing.index_subscribed(ls, token)
+        watch.indexed = True
+        ls.spawn(watch.update(), "file watchers")  # also when the settings did not change
         ls.supervision.start()
         status.flush()
 

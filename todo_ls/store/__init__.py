@@ -8,9 +8,9 @@ prompts) and todo lists for hosts that have none of their own.
 `Store` is the one face of it. Its parts are split by job so that each reads on its own:
 `schema` (the tables and their migrations), `database` (opening, recovery, transactions, the
 read cache and `StoreError`), and the queries: `ledger` (episodes, claims, Stop blocks),
-`sessions` (pauses, hook sessions) and `lists` (subscriptions, session todo lists). The query
-parts are mixins over `Database`: every query runs through its guarded plumbing, and callers
-keep one object with every method.
+`sessions` (pauses, hook sessions), `lists` (subscriptions, session todo lists) and `files`
+(the persisted file index). The query parts are mixins over `Database`: every query runs
+through its guarded plumbing, and callers keep one object with every method.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from todo_ls.store.database import (
     StoreLocked,
     default_state_dir,
 )
+from todo_ls.store.files import Files
 from todo_ls.store.ledger import Claim, Ledger, NudgeRecord
 from todo_ls.store.lists import Lists, SubscriptionOverrides
 from todo_ls.store.schema import MIGRATIONS, SCHEMA_VERSION
@@ -49,7 +50,7 @@ __all__ = [
 ]
 
 
-class Store(Ledger, Sessions, Lists):
+class Store(Ledger, Sessions, Lists, Files):
     """The state store: one database file, WAL, created with mode 0600; safe across processes
     and threads. Raises `StoreError` (never an `sqlite3` error) when the file fails in use."""
 

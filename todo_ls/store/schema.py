@@ -80,5 +80,17 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             tool_runs INTEGER NOT NULL DEFAULT 0,
             last_reason TEXT NOT NULL DEFAULT '')""",
     ),
+    (
+        # The persisted file index: a subscribed file's summary by its size and mtime, so a
+        # language server's second start counts unchanged files without reading them
+        # (todo_ls/file_index.py). A cache: rows of another `format` or states are ignored.
+        """CREATE TABLE file_summaries (
+            path TEXT PRIMARY KEY,
+            size INTEGER NOT NULL,
+            mtime_ns INTEGER NOT NULL,
+            format INTEGER NOT NULL,
+            states TEXT NOT NULL,
+            summary TEXT NOT NULL)""",
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
