@@ -5,7 +5,8 @@ the reason on stderr; Kimi Code ignores `{"decision": "block"}`): one block nami
 again. Kimi Code allows one continuation per turn and runs no Stop hook after it, so a model
 that works but never ticks gets one block per prompt whatever `maxNoProgressNudges` says (the
 no-progress pause needs a second Stop in the turn, which never comes). Esc runs its Interrupt
-hook: no nudge, the session paused until the next prompt. Its own list is the `TodoList`
+hook: no nudge, the session paused until the next prompt; a failed turn (`StopFailure`) is
+paused `error`. Its own list is the `TodoList`
 tool."""
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from collections.abc import Iterator
 import pytest
 from agent_harness import OPEN_LINES, Project
 from fake_agent_models import FakeChatCompletionsAPI
-from fake_model import Reply, stall, text
+from fake_model import Reply, http_error, stall, text
 from kimi_agent import KimiCode
 from reliability_support import wait_until
 from test_chat_agent_hooks import WatchingServer, busy, finish
@@ -121,6 +122,19 @@ def test_esc_runs_the_interrupt_hook_no_nudge_and_a_pause_until_the_next_prompt(
     finally:
         kimi.model.release()
         tui.stop()
+
+
+def test_a_failed_turn_is_not_nudged_and_pauses_the_session(
+    kimi: KimiCode, watching_server: WatchingServer
+) -> None:
+    install(kimi)
+    kimi.model.script(http_error(400))
+
+    run = kimi.run()
+
+    assert kimi.model.nudges() == [], f"Kimi Code was nudged after a failure: {run.stderr[-1000:]}"
+    paused = watching_server.wait_shown(kimi.session_of(run), "paused", "error")
+    assert paused.get("host") == "kimi-code"
 
 
 def test_the_todo_list_tool_is_its_own_list(kimi: KimiCode) -> None:

@@ -4,8 +4,8 @@
 each open `path:line`, then a free stop once the boxes are ticked; a text-only answer is not
 blocked again (the nudge comes back as an `input` from the extension, not a user prompt); a
 model that works but never ticks is let go after `maxNoProgressNudges` and a language server
-shows it `paused` `no-progress`; an abort (`stop_reason: aborted`) is never nudged and pauses
-the session; a missing or slow todo-ls lets pi stop."""
+shows it `paused` `no-progress`; an abort (`stop_reason: aborted`) and an error are never
+nudged and pause the session; a missing or slow todo-ls lets pi stop."""
 
 from __future__ import annotations
 
@@ -17,11 +17,12 @@ from collections.abc import Iterator
 import pytest
 from agent_harness import OPEN_LINES, Project
 from fake_agent_models import FakeChatCompletionsAPI
-from fake_model import stall, text
+from fake_model import http_error, stall, text
 from pi_agent import Pi
 from test_chat_agent_hooks import WatchingServer, busy, finish
 
 from todo_ls.install.pi import COMMAND_LINE
+from todo_ls.store import Store
 
 pytestmark = [pytest.mark.agents, pytest.mark.timeout(300)]
 WAIT = 10.0  # seconds the extension waits for todo-ls (TIMEOUT_MS in editors/pi/todo-ls.ts)
@@ -129,6 +130,23 @@ def test_an_abort_is_not_nudged_and_pauses_the_session(
     assert paused.get("host") == "pi"
     assert pi.model.nudges() == [], "pi was nudged after the user aborted it"
     assert len(pi.model.requests) == 1
+
+
+def test_a_run_that_ends_in_an_error_is_not_nudged_and_pauses_the_session(pi: Pi) -> None:
+    pi.project.install(pi.host)
+    pi.model.script(http_error(400))
+
+    run = pi.run()
+
+    assert pi.model.nudges() == [], f"pi was nudged after a failed run: {run.stderr[-1000:]}"
+    assert len(pi.model.requests) == 1
+    # Read from the store: print mode ends the session a moment later (session_shutdown).
+    store = Store.open(pi.project.state)
+    try:
+        pause = store.paused(pi.session_of(run))
+    finally:
+        store.close()
+    assert pause is not None and pause.reason == "error"
 
 
 @pytest.mark.parametrize("todo_ls", ["missing", "slow"])
