@@ -6,8 +6,8 @@ again. Kimi Code allows one continuation per turn and runs no Stop hook after it
 that works but never ticks gets one block per prompt whatever `maxNoProgressNudges` says (the
 no-progress pause needs a second Stop in the turn, which never comes). Esc runs its Interrupt
 hook: no nudge, the session paused until the next prompt; a failed turn (`StopFailure`) is
-paused `error`. Its own list is the `TodoList`
-tool."""
+paused `error`. Its own list is the `TodoList` tool. (With one continuation a turn, "a text-only
+answer is not blocked again" holds by Kimi Code's rule as much as by todo-ls's.)"""
 
 from __future__ import annotations
 
