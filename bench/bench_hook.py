@@ -6,11 +6,12 @@ starting Python, however long the session's transcript has grown. Baseline measu
 alternately in the same run: `python -c "import json, sqlite3"` (spawn to exit), the least a
 hook that reads JSON and the shared store can load. Each hook run is a new session's Stop with
 open items, in the host's own input (Claude Code's `Stop`, Codex's `Stop` with a `turn_id`,
-Gemini CLI's `AfterAgent`): the full path (project file, store, the transcript's tail read for
-the evidence of work and the own list, 1,000-line plan parsed, the policy, a block claimed and
-written, the nudge printed). Each host's transcript is 10 MB in its own format, ending in a
-tool call and an answer, with no own list in it (so Codex and Gemini CLI look for one as far
-back as the hook ever reads: the worst case).
+Gemini CLI's `AfterAgent`, pi's extension's `turn_end`, Kimi Code's `Stop`): the full path
+(project file, store, the transcript's tail read for the evidence of work and the own list,
+1,000-line plan parsed, the policy, a block claimed and written, the nudge printed). Each host's
+transcript is 10 MB in its own format, ending in a tool call and an answer, with no own list in
+it (so Codex and Gemini CLI look for one as far back as the hook ever reads: the worst case);
+Kimi Code sends no transcript, and blocks by exit code 2 with the reason on stderr.
 
 CPU time (user + system) of both is reported beside, as it varies less than wall time on a busy
 machine. One extra run lists the modules the hook loaded: pygls, lsprotocol, httpx, pydantic, the
@@ -42,7 +43,17 @@ from benchutil import ms, report, summary
 BUDGET_RATIO = 3.0
 PLAN_LINES = 1000
 TRANSCRIPT_BYTES = 10 * 1024 * 1024
-HOSTS = ("claude-code", "codex", "gemini-cli", "qwen-code", "copilot-cli", "droid")
+HOSTS = (
+    "claude-code",
+    "codex",
+    "gemini-cli",
+    "qwen-code",
+    "copilot-cli",
+    "droid",
+    "pi",
+    "kimi-code",
+)
+NO_TRANSCRIPT = ("kimi-code",)  # its hooks name no transcript: the hook reads the store only
 FORBIDDEN_MODULES = (
     "pygls",
     "lsprotocol",
@@ -140,6 +151,8 @@ def _records(host: str, n: int) -> list[dict[str, object]]:
         ]
     if host in ("qwen-code", "copilot-cli", "droid"):
         return _chat_agent_records(host, n, command, output)
+    if host == "pi":
+        return _pi_records(n, command, output)
     call = {
         "id": f"run_shell_command_{n}",
         "name": "run_shell_command",
@@ -188,6 +201,25 @@ def _chat_agent_records(host: str, n: int, command: str, output: str) -> list[di
     ]
 
 
+def _pi_records(n: int, command: str, output: str) -> list[dict[str, object]]:
+    """The same in pi's session file (`message` records, a tree by `parentId`)."""
+    call = {"type": "toolCall", "id": f"c{n}", "name": "bash", "arguments": {"command": command}}
+    messages: list[dict[str, object]] = [
+        {"role": "assistant", "content": [call], "stopReason": "toolUse"},
+        {
+            "role": "toolResult",
+            "toolCallId": f"c{n}",
+            "toolName": "bash",
+            "content": [{"type": "text", "text": output}],
+        },
+        {"role": "assistant", "content": [{"type": "text", "text": "Done."}], "stopReason": "stop"},
+    ]
+    return [
+        {"type": "message", "id": f"m{n}-{i}", "parentId": f"m{n}-{i - 1}", "message": m}
+        for i, m in enumerate(messages)
+    ]
+
+
 def make_transcript(path: Path, host: str) -> int:
     """A transcript of about `TRANSCRIPT_BYTES` in `host`'s format; returns its size."""
     with path.open("w", encoding="utf-8") as out:
@@ -217,6 +249,16 @@ def stop_input(project: Path, host: str, n: int) -> bytes:
         data.update(hook_event_name="Stop", stop_reason="end_turn")
     elif host == "droid":
         data.update(hook_event_name="Stop", message_id=f"m-{n}", tool_execution_count=1)
+    elif host == "pi":
+        data.update(
+            hook_event_name="turn_end",
+            prompt_id=f"prompt-{n}",
+            stop_reason="stop",
+            last_assistant_message="Done.",
+        )
+    elif host == "kimi-code":
+        del data["transcript_path"]
+        data.update(hook_event_name="Stop", client_type="kimi_code_cli")
     else:
         data.update(hook_event_name="Stop", last_assistant_message="Done.")
         data.update(turn_id=f"turn-{n}") if host == "codex" else data.update(
@@ -234,15 +276,18 @@ def child_cpu() -> float:
 def run_hook(
     command: list[str], host: str, data: bytes, env: dict[str, str]
 ) -> tuple[float, float, bytes]:
-    """Wall and CPU seconds of one hook process, and what it printed."""
+    """Wall and CPU seconds of one hook process, and its block's reason (empty: none)."""
     cpu, start = child_cpu(), time.perf_counter()
     done = subprocess.run(
         [*command, "hook", "--host", host], input=data, capture_output=True, env=env
     )
     elapsed = time.perf_counter() - start
+    if host == "kimi-code" and done.returncode == 2:  # its block: the reason on stderr
+        return elapsed, child_cpu() - cpu, done.stderr
     if done.returncode != 0:
         raise SystemExit(f"the hook exited {done.returncode}: {done.stderr.decode()[-500:]}")
-    return elapsed, child_cpu() - cpu, done.stdout
+    reason = json.loads(done.stdout).get("reason", "") if done.stdout else ""
+    return elapsed, child_cpu() - cpu, reason.encode()
 
 
 def spawn_baseline(env: dict[str, str]) -> tuple[float, float]:
@@ -251,9 +296,9 @@ def spawn_baseline(env: dict[str, str]) -> tuple[float, float]:
     return time.perf_counter() - start, child_cpu() - cpu
 
 
-def blocks(out: bytes) -> bool:
-    """Whether the hook's answer keeps the agent working (`block`, Gemini CLI's `deny`)."""
-    return bool(out) and json.loads(out).get("decision") in ("block", "deny")
+def blocks(reason: bytes) -> bool:
+    """Whether the hook's answer keeps the agent working: a nudge as its reason."""
+    return reason.startswith(b"todo-ls: ")
 
 
 def main() -> None:
@@ -269,7 +314,10 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="todo-ls-bench-hook-") as tmp:
         root = Path(tmp)
         project = make_project(root)
-        sizes = {h: make_transcript(project / f"transcript-{h}.jsonl", h) for h in HOSTS}
+        sizes = {
+            h: 0 if h in NO_TRANSCRIPT else make_transcript(project / f"transcript-{h}.jsonl", h)
+            for h in HOSTS
+        }
         env = {
             **os.environ,
             "TODO_LS_STATE_DIR": str(root / "state"),
@@ -296,8 +344,9 @@ def main() -> None:
                 input=stop_input(project, host, 10_000),
                 capture_output=True,
                 env=env,
-                check=True,
             )
+            if probe.returncode not in (0, 2):  # 2: Kimi Code's block
+                raise SystemExit(f"the probe exited {probe.returncode}: {probe.stderr[-500:]!r}")
             loaded |= set(json.loads(probe.stderr.decode().strip().splitlines()[-1]))
     heavy = sorted(
         name

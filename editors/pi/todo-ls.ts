@@ -15,7 +15,8 @@
  * are reported too (`input`), so a real prompt starts a new episode; the nudge coming back as an
  * `input` from this extension is not one.
  *
- * Fail open: a missing, failing or slow todo-ls (TIMEOUT_MS) lets pi stop as if it were not here.
+ * Fail open: a failing todo-ls lets pi stop as if it were not here; a missing one, or one slower
+ * than TIMEOUT_MS, is given up on for as long as pi runs (pi waits for it at most once).
  */
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
 import { spawn, spawnSync } from "node:child_process";
@@ -41,32 +42,46 @@ function nudgeOf(stdout: string): string | undefined {
 	}
 }
 
+// Set once todo-ls was not there or did not answer in time: pi runs on as if it were not
+// installed, for as long as this pi runs, instead of waiting TIMEOUT_MS at every event.
+let gaveUp = false;
+
 /** Runs todo-ls with `payload` on stdin; its nudge, if any. Never rejects. */
 function ask(payload: Payload): Promise<string | undefined> {
+	if (gaveUp) return Promise.resolve(undefined);
 	return new Promise((resolve) => {
 		let out = "";
+		let child: ReturnType<typeof spawn> | undefined;
 		const done = (reason: string | undefined) => {
 			clearTimeout(timer);
 			resolve(reason);
 		};
-		// A child of todo-ls holding its stdout open must not hold pi: give up on time.
-		const timer = setTimeout(() => done(undefined), TIMEOUT_MS + 1000);
+		// Our own timer, not spawn's `timeout` (which is left pending when the spawn fails and
+		// holds print mode's exit for its length); unref'd for the same reason.
+		const timer = setTimeout(() => {
+			gaveUp = true;
+			child?.kill("SIGKILL");
+			done(undefined);
+		}, TIMEOUT_MS);
+		timer.unref();
 		try {
-			const child = spawn(COMMAND[0], COMMAND.slice(1), {
+			child = spawn(COMMAND[0], COMMAND.slice(1), {
 				stdio: ["pipe", "pipe", "ignore"],
-				timeout: TIMEOUT_MS,
-				killSignal: "SIGKILL",
 				windowsHide: true,
 			});
-			child.on("error", () => done(undefined)); // not installed, not executable
-			child.stdout.setEncoding("utf8");
-			child.stdout.on("data", (chunk: string) => {
+			child.on("error", () => {
+				gaveUp = true; // not installed, not executable
+				done(undefined);
+			});
+			child.stdout?.setEncoding("utf8");
+			child.stdout?.on("data", (chunk: string) => {
 				out += chunk;
 			});
 			child.on("close", (code) => done(code === 0 ? nudgeOf(out) : undefined));
-			child.stdin.on("error", () => undefined); // it exited before reading: same answer
-			child.stdin.end(JSON.stringify(payload));
+			child.stdin?.on("error", () => undefined); // it exited before reading: same answer
+			child.stdin?.end(JSON.stringify(payload));
 		} catch {
+			gaveUp = true;
 			done(undefined);
 		}
 	});
@@ -74,6 +89,7 @@ function ask(payload: Payload): Promise<string | undefined> {
 
 /** `ask`, waiting for the answer before pi goes on (print mode's turn_end, shutdown). */
 function askNow(payload: Payload): string | undefined {
+	if (gaveUp) return undefined;
 	try {
 		const run = spawnSync(COMMAND[0], COMMAND.slice(1), {
 			input: JSON.stringify(payload),
@@ -83,8 +99,10 @@ function askNow(payload: Payload): string | undefined {
 			killSignal: "SIGKILL",
 			windowsHide: true,
 		});
+		if (run.error) gaveUp = true; // missing, or killed at TIMEOUT_MS
 		return run.error || run.status !== 0 ? undefined : nudgeOf(run.stdout ?? "");
 	} catch {
+		gaveUp = true;
 		return undefined;
 	}
 }

@@ -196,6 +196,22 @@ def test_kimi_interrupt_pauses_and_a_prompt_lifts_it(tmp_path: Path) -> None:
     assert reason_of("kimi-code", session.stop()) is not None
 
 
+def test_kimi_todo_list_tool_is_the_own_list_and_a_read_keeps_it(tmp_path: Path) -> None:
+    # Kimi Code 2.1.0's tool is `TodoList` (statuses pending, in_progress, done); called
+    # without `todos` it only reads the list.
+    session = Session(tmp_path, "kimi-code")
+    todos = [
+        {"title": "Write the parser", "status": "done"},
+        {"title": "Ship it", "status": "in_progress"},
+    ]
+    session.tool("TodoList", tool_input={"todos": todos})
+    session.tool("TodoList", tool_input={})
+    assert session.store().session_todos("s1") == [
+        {"content": "Write the parser", "status": "completed"},
+        {"content": "Ship it", "status": "in_progress"},
+    ]
+
+
 def test_kimi_blocks_at_the_next_prompts_stop_though_nothing_else_changed(tmp_path: Path) -> None:
     # Kimi Code fires no Stop after its one continuation: the next Stop comes with the next
     # prompt, with the same input as the blocked one.

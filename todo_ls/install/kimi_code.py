@@ -12,10 +12,8 @@ from todo_ls.install.agent_hook_files import hook_command
 from todo_ls.install.toml_hooks import TomlHooks
 from todo_ls.install.toml_hooks import install as install_hooks
 
-PROJECT_NOTE = (
-    "Kimi Code has no project hooks: todo-ls wrote its hooks into the user's config, "
-    "so it supervises Kimi Code in every folder."
-)
+# Said before the host's trust note (which says what this means: every folder).
+PROJECT_NOTE = "Kimi Code has no project hooks: todo-ls wrote its hooks into the user's config."
 
 
 def hooks(options: Options) -> TomlHooks:

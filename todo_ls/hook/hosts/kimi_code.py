@@ -9,8 +9,9 @@ exit code of 2 and the reason on stderr; Claude Code's `{"decision": "block"}` i
 - Input: `stop_hook_active` is always false, no turn id, no transcript path, no last message:
   todo-ls tells its Stops apart by its own latest block. A prompt is a list of typed parts.
 - Interrupt: Esc runs the `Interrupt` hook (and no Stop): a pause until the next prompt.
-- Own list: a `SetTodoList` tool (`{"todos": [{title, status}]}`), seen by `PostToolUse`
-  (which Kimi Code runs fire-and-forget: not always).
+- Own list: the `TodoList` tool (`{"todos": [{title, status: pending | in_progress | done}]}`;
+  no `todos` reads the list), seen by `PostToolUse` (which Kimi Code runs fire-and-forget: not
+  always).
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from todo_ls.todos.host_lists import Todo, todo_list
 if TYPE_CHECKING:
     from todo_ls.hook.hosts.base import HookInput
 
-TODO_TOOL = "SetTodoList"
+TODO_TOOL = "TodoList"  # the name Kimi Code 2.1.0 offers the model
 BLOCK_EXIT = 2
 _STATUSES = {"done": "completed"}
 
