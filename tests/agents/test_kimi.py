@@ -14,11 +14,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from agent_harness import OPEN_LINES, Project
-from fake_agent_models import FakeChatCompletionsAPI
-from fake_model import Reply, http_error, stall, text
-from kimi_agent import KimiCode
-from reliability_support import wait_until
+from support.agent_harness import OPEN_LINES, Project
+from support.fake_agent_models import FakeChatCompletionsAPI
+from support.fake_model import Reply, http_error, stall, text
+from support.kimi_agent import KimiCode
+from support.reliability_support import wait_until
 from test_chat_agent_hooks import WatchingServer, busy, finish
 
 from todo_ls.store import Store

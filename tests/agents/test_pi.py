@@ -15,10 +15,10 @@ import time
 from collections.abc import Iterator
 
 import pytest
-from agent_harness import OPEN_LINES, Project
-from fake_agent_models import FakeChatCompletionsAPI
-from fake_model import http_error, stall, text
-from pi_agent import Pi
+from support.agent_harness import OPEN_LINES, Project
+from support.fake_agent_models import FakeChatCompletionsAPI
+from support.fake_model import http_error, stall, text
+from support.pi_agent import Pi
 from test_chat_agent_hooks import WatchingServer, busy, finish
 
 from todo_ls.install.pi import COMMAND_LINE

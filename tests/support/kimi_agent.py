@@ -14,11 +14,11 @@ import shutil
 import subprocess
 import time
 
-from agent_harness import AgentRun, Project, _cache
-from fake_agent_models import FakeChatCompletionsAPI
-from fake_model import Reply
-from pi_agent import StoreSessions, _tool
-from reliability_support import wait_until
+from support.agent_harness import AgentRun, Project, _cache
+from support.fake_agent_models import FakeChatCompletionsAPI
+from support.fake_model import Reply
+from support.pi_agent import StoreSessions, _tool
+from support.reliability_support import wait_until
 
 KIMI_VERSION = "2.1.0"
 PASTE_GAP = 0.5  # seconds between typing a prompt and submitting it

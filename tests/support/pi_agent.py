@@ -14,12 +14,11 @@ import json
 import time
 from pathlib import Path
 
-from agent_harness import AgentRun, LineProcess, Project, _cache, _installed
-from chat_agents import ChatAgent
-from fake_agent_models import FakeChatCompletionsAPI
-from fake_model import Reply
-from reliability_support import wait_until
-
+from support.agent_harness import AgentRun, LineProcess, Project, _cache, _installed
+from support.chat_agents import ChatAgent
+from support.fake_agent_models import FakeChatCompletionsAPI
+from support.fake_model import Reply
+from support.reliability_support import wait_until
 from todo_ls.store import Store
 
 PI_VERSION = "0.73.1"
