@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import queue
+import socket
 import subprocess
 import sys
 import threading
@@ -227,3 +228,50 @@ def test_client_mistakes_are_logged_as_warnings_without_tracebacks(server: RawSe
     assert len(warnings) >= len(bad), warnings
     assert all("\n" not in w for w in warnings), warnings
     assert "Traceback" not in server.stderr()
+
+
+def test_over_tcp_the_same_limits_apply(tmp_path: Path) -> None:
+    """`--tcp` reads through the same framing: a bad body is answered, an oversized one
+    skipped, and the connection keeps serving."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = {**os.environ, "HOME": str(tmp_path), "XDG_STATE_HOME": str(tmp_path / "xdg")}
+    proc = subprocess.Popen(
+        [*TODO_LS, "serve", "--tcp", "--port", str(port)],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                conn = socket.create_connection(("127.0.0.1", port), timeout=20)
+                break
+            except OSError:
+                assert proc.poll() is None and time.monotonic() < deadline, "no TCP server"
+                time.sleep(0.1)
+        with conn, conn.makefile("rb") as incoming:
+
+            def answer(request_id: Any) -> dict[str, Any]:
+                while True:
+                    message = jsonrpc_frames.read_message(incoming)
+                    assert message is not None, "the server closed the connection"
+                    if "method" not in message and message.get("id") == request_id:
+                        return message
+
+            init = {"processId": None, "rootUri": tmp_path.as_uri(), "capabilities": {}}
+            conn.sendall(jsonrpc_frames.encode({"id": 1, "method": "initialize", "params": init}))
+            assert "result" in answer(1)
+            conn.sendall(b"Content-Length: 5\r\n\r\nnope!")
+            assert answer(None)["error"]["code"] == -32700
+            size = MAX_BODY + CHUNK
+            conn.sendall(b"Content-Length: %d\r\n\r\n" % size)
+            for _ in range(size // CHUNK):
+                conn.sendall(b" " * CHUNK)
+            conn.sendall(jsonrpc_frames.encode({"id": 2, "method": "shutdown", "params": None}))
+            assert "result" in answer(2)
+    finally:
+        end_process(proc)
