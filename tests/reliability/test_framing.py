@@ -20,7 +20,7 @@ from typing import Any
 
 import jsonrpc_frames
 import pytest
-from reliability_support import end_process, wait_until
+from reliability_support import end_process, initialize_over_stdio, wait_until
 
 from todo_ls.server.framing import MAX_BODY
 
@@ -53,22 +53,9 @@ class RawServer:
         )
         self.messages: queue.Queue[dict[str, Any]] = queue.Queue()
         self.seen: list[dict[str, Any]] = []
-        threading.Thread(target=self._drain, daemon=True).start()
         options = {"markdownFiles": ["PLAN.md"], "supervisor": {"enabled": False}}
-        self.send(
-            {
-                "id": 1,
-                "method": "initialize",
-                "params": {
-                    "processId": os.getpid(),
-                    "rootUri": root.as_uri(),
-                    "capabilities": {},
-                    "initializationOptions": options,
-                },
-            }
-        )
-        self.answer(1)
-        self.send({"method": "initialized", "params": {}})
+        initialize_over_stdio(self.proc, root, options)  # before the reader thread takes stdout
+        threading.Thread(target=self._drain, daemon=True).start()
 
     def _drain(self) -> None:
         assert self.proc.stdout is not None
