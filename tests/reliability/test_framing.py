@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import queue
+import socket
 import subprocess
 import sys
 import threading
@@ -19,7 +20,7 @@ from typing import Any
 
 import jsonrpc_frames
 import pytest
-from support.reliability_support import end_process, wait_until
+from support.reliability_support import end_process, initialize_over_stdio, wait_until
 
 from todo_ls.server.framing import MAX_BODY
 
@@ -52,22 +53,9 @@ class RawServer:
         )
         self.messages: queue.Queue[dict[str, Any]] = queue.Queue()
         self.seen: list[dict[str, Any]] = []
-        threading.Thread(target=self._drain, daemon=True).start()
         options = {"markdownFiles": ["PLAN.md"], "supervisor": {"enabled": False}}
-        self.send(
-            {
-                "id": 1,
-                "method": "initialize",
-                "params": {
-                    "processId": os.getpid(),
-                    "rootUri": root.as_uri(),
-                    "capabilities": {},
-                    "initializationOptions": options,
-                },
-            }
-        )
-        self.answer(1)
-        self.send({"method": "initialized", "params": {}})
+        initialize_over_stdio(self.proc, root, options)  # before the reader thread takes stdout
+        threading.Thread(target=self._drain, daemon=True).start()
 
     def _drain(self) -> None:
         assert self.proc.stdout is not None
@@ -227,3 +215,50 @@ def test_client_mistakes_are_logged_as_warnings_without_tracebacks(server: RawSe
     assert len(warnings) >= len(bad), warnings
     assert all("\n" not in w for w in warnings), warnings
     assert "Traceback" not in server.stderr()
+
+
+def test_over_tcp_the_same_limits_apply(tmp_path: Path) -> None:
+    """`--tcp` reads through the same framing: a bad body is answered, an oversized one
+    skipped, and the connection keeps serving."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = {**os.environ, "HOME": str(tmp_path), "XDG_STATE_HOME": str(tmp_path / "xdg")}
+    proc = subprocess.Popen(
+        [*TODO_LS, "serve", "--tcp", "--port", str(port)],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                conn = socket.create_connection(("127.0.0.1", port), timeout=20)
+                break
+            except OSError:
+                assert proc.poll() is None and time.monotonic() < deadline, "no TCP server"
+                time.sleep(0.1)
+        with conn, conn.makefile("rb") as incoming:
+
+            def answer(request_id: Any) -> dict[str, Any]:
+                while True:
+                    message = jsonrpc_frames.read_message(incoming)
+                    assert message is not None, "the server closed the connection"
+                    if "method" not in message and message.get("id") == request_id:
+                        return message
+
+            init = {"processId": None, "rootUri": tmp_path.as_uri(), "capabilities": {}}
+            conn.sendall(jsonrpc_frames.encode({"id": 1, "method": "initialize", "params": init}))
+            assert "result" in answer(1)
+            conn.sendall(b"Content-Length: 5\r\n\r\nnope!")
+            assert answer(None)["error"]["code"] == -32700
+            size = MAX_BODY + CHUNK
+            conn.sendall(b"Content-Length: %d\r\n\r\n" % size)
+            for _ in range(size // CHUNK):
+                conn.sendall(b" " * CHUNK)
+            conn.sendall(jsonrpc_frames.encode({"id": 2, "method": "shutdown", "params": None}))
+            assert "result" in answer(2)
+    finally:
+        end_process(proc)
