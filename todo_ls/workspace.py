@@ -100,6 +100,10 @@ def uri_to_path(uri: str) -> Path | None:
     return normalize(raw) if raw else None
 
 
+def _parts(path: Path) -> tuple[str, ...]:
+    return path.parts
+
+
 def path_to_uri(path: Path) -> str:
     """A `file:` URI for an absolute path."""
     return path.as_uri()
@@ -409,7 +413,9 @@ class WorkspaceIndex:
                     self._folder_patterns.get(folder.key, self._patterns),
                     confined=self.confined(folder),
                 )
-            subs.effective = sorted((subs.globbed | subs.added) - subs.removed)
+            # By parts: the order of `Path`'s own comparison for absolute paths (which bisection
+            # keeps later), compared in C instead of Path.__lt__ (a quarter of a warm start).
+            subs.effective = sorted((subs.globbed | subs.added) - subs.removed, key=_parts)
         return list(subs.effective)
 
     def _holds(self, folder: Folder, path: Path) -> bool:
