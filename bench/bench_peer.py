@@ -48,7 +48,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_editor import plan_of_lines
 from bench_views import view_capabilities
 from bench_workspace import write_workspace
-from benchutil import ms, percentile, report
+from benchutil import end_process, ms, percentile, report
 from lsp_client import LspClient, Received
 
 CACHE = Path(os.environ.get("TODO_LS_CACHE", Path.home() / ".cache" / "todo-ls"))
@@ -153,13 +153,7 @@ class ParseWorker:
                 future.set_result(tokens)
 
     async def close(self) -> None:
-        assert self.process.stdin is not None
-        self.process.stdin.close()
-        try:
-            await asyncio.wait_for(self.process.wait(), 10)
-        except asyncio.TimeoutError:
-            self.process.kill()
-            await self.process.wait()
+        await end_process(self.process)
         self._reader.cancel()
 
 
