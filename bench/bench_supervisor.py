@@ -45,7 +45,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import event_stream
-from benchutil import cpu_seconds, report, rss_kib, summary
+from benchutil import cpu_seconds, end_process, report, rss_kib, summary
 from lsp_client import SERVER, LspClient, capabilities
 
 from todo_ls.core import events as ev
@@ -245,13 +245,7 @@ class Producer:
         return await self.read()
 
     async def close(self) -> None:
-        assert self.process.stdin is not None
-        self.process.stdin.close()
-        try:
-            await asyncio.wait_for(self.process.wait(), 10)
-        except asyncio.TimeoutError:
-            self.process.kill()
-            await self.process.wait()
+        await end_process(self.process)
 
 
 def listing(session_id: str) -> Callable[[Any], bool]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import math
 import os
@@ -77,3 +78,14 @@ def rss_kib(pid: int) -> dict[str, int]:
             if key in ("VmRSS", "VmHWM"):
                 found[key] = int(value.split()[0])
     return found
+
+
+async def end_process(process: asyncio.subprocess.Process, timeout: float = 10) -> None:
+    """Close a helper process's stdin (its signal to stop) and wait for it; killed if it hangs."""
+    assert process.stdin is not None
+    process.stdin.close()
+    try:
+        await asyncio.wait_for(process.wait(), timeout)
+    except asyncio.TimeoutError:
+        process.kill()
+        await process.wait()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 import sys
+from pathlib import Path
 
 STATE_MARKERS = (" ", " ", " ", "/", "?", "x", "X", "~", "-")
 WORDS = [
@@ -77,6 +78,31 @@ def make_corpus(items: int = 10_000, seed: int = 7) -> str:
         lines += part
         count += n
     return "\n".join(lines) + "\n"
+
+
+VAULT_ITEMS = 50
+
+
+def vault_note(n: int, items: int = VAULT_ITEMS) -> str:
+    """File `n` of a big workspace, as a notes vault holds them: a heading, five subsections
+    and `items` task items, one in three done."""
+    lines = [f"# Note {n}", ""]
+    per_part = max(1, items // 5)
+    for k in range(items):
+        if k % per_part == 0 and k // per_part < 5:
+            lines += [f"## Part {k // per_part}", ""]
+        lines.append(f"- [{'x' if k % 3 == 0 else ' '}] task {n}.{k} with some words")
+    return "\n".join(lines) + "\n"
+
+
+def write_vault(root: Path, files: int, items: int = VAULT_ITEMS) -> int:
+    """`files` vault notes under `root/notes`, 50 per folder; returns the task items."""
+    for n in range(files):
+        folder = root / "notes" / f"d{n // 50:04d}"
+        if n % 50 == 0:
+            folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"n{n:05d}.md").write_text(vault_note(n, items))
+    return files * items
 
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@ PY="${PYTHON:-python}"
 status=0
 lines="$(mktemp)"
 trap 'rm -f "$lines"' EXIT
-for bench in parse editor views coldstart mcp_start workspace watch warm supervisor hook flood; do
+for bench in parse editor views coldstart mcp_start workspace watch warm supervisor hook flood peer memory; do
   out="$("$PY" "bench/bench_$bench.py")"
   rc=$?
   if [ "$rc" -ne 0 ]; then

@@ -258,6 +258,50 @@ def warm_rows(r: dict[str, Any]) -> Iterator[Row]:
         )
 
 
+def peer_rows(r: dict[str, Any]) -> Iterator[Row]:
+    ws = r["workspace_size"]
+    where = {
+        "document": f"{r['plan_lines']}-line plan, after an edit",
+        "workspace": f"{ws['files']:,} files, warm",
+    }
+    for part in ("document", "workspace"):
+        for name, figures in r[part].items():
+            ours, peer = figures["todo_ls"], figures["peer"]
+            query = f" {figures['query']!r}" if "query" in figures else ""
+            label = name.removesuffix("_1000_lines").replace("_", " ")
+            yield (
+                f"{label}{query}, {where[part]} (todo-ls vs {r['peer']['server']})",
+                f"p50 {_ms(ours['p50_ms'])}, p90 {_ms(ours['p90_ms'])}; {ours['results']} results",
+                f"peer p50 {_ms(peer['p50_ms'])}, p90 {_ms(peer['p90_ms'])}; "
+                f"{peer['results']} results",
+                _x(figures["ratio_p50"]) if figures["ratio_p50"] is not None else "-",
+                "p50 <= the peer's" if "within_budget" in figures else "- (reported)",
+                figures.get("within_budget"),
+            )
+
+
+def memory_rows(r: dict[str, Any]) -> Iterator[Row]:
+    docs = r["documents"]
+    yield (
+        f"RSS after {docs['documents']} documents of {docs['bytes_each'] / 1e6:.1f} MB opened, "
+        "outlined, closed",
+        f"{docs['rss_mb_last']} MB (+{docs['growth_mb']} MB)",
+        f"after the first {docs['rss_mb_first']} MB",
+        f"+{docs['growth_mb']} MB",
+        f"<= +{docs['budget_growth_mb']:g} MB",
+        docs["within_budget"],
+    )
+    ws, base = r["workspace"], r["workspace_baseline"]
+    yield (
+        f"peak RSS, {ws['files']:,} files / {ws['items']:,} items",
+        f"{ws['peak_rss_mb']} MB",
+        f"{base['files']:,} files {base['peak_rss_mb']} MB",
+        _x(ws["ratio_to_baseline"]),
+        f"<= {ws['budget_peak_rss_mb']:g} MB",
+        ws["within_budget"],
+    )
+
+
 ROWS: dict[str, Callable[[dict[str, Any]], Iterator[Row]]] = {
     "parse": parse_rows,
     "editor": editor_rows,
@@ -270,6 +314,8 @@ ROWS: dict[str, Callable[[dict[str, Any]], Iterator[Row]]] = {
     "supervisor": supervisor_rows,
     "hook": hook_rows,
     "flood": flood_rows,
+    "peer": peer_rows,
+    "memory": memory_rows,
 }
 
 

@@ -49,7 +49,8 @@ if [ "$quick" = 1 ]; then
   # after the rest, in one process. A narrowed run (with pytest arguments) leaves them out.
   if [ $# -eq 0 ]; then
     echo "== benchmark smoke tests"
-    exec .venv/bin/python -m pytest -p no:cacheprovider -n 0 tests/bench
+    # The side by side with VS Code's markdown server needs scripts/setup-peer.sh: full run only.
+    exec .venv/bin/python -m pytest -p no:cacheprovider -n 0 -m "not peer" tests/bench
   fi
   exit 0
 fi

@@ -15,6 +15,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 BENCH = Path(__file__).resolve().parents[2] / "bench"
 
 
@@ -232,3 +234,60 @@ def test_mcp_start_bench_times_the_initialize_answer() -> None:
     assert "within_budget" in report
     [row] = table_rows(report)
     assert "CPU p50" in row and "python -c pass" in row and row.endswith(("pass |", "FAIL |"))
+
+
+@pytest.mark.peer
+def test_peer_bench_runs_todo_ls_beside_vscode_markdown_server() -> None:
+    # The peer is a real install (scripts/setup-peer.sh): without it the bench exits with the
+    # set-up hint on stderr, and this test fails showing it rather than skipping.
+    report = run_bench(
+        "bench_peer.py",
+        *("--plan-lines", "120", "--files", "4", "--items-per-file", "30", "--rounds", "3"),
+    )
+    assert report["peer"]["server"] == "vscode-markdown-languageserver 0.5.0"
+    assert report["workspace_size"] == {"files": 4, "items": 120}
+    for part, names in (
+        ("document", ("document_symbol_1000_lines", "folding_range_1000_lines")),
+        (
+            "workspace",
+            ("workspace_symbol_empty_query", "workspace_symbol_prefix", "workspace_symbol_fuzzy"),
+        ),
+    ):
+        for name in names:
+            found = report[part][name]
+            for server in ("todo_ls", "peer"):
+                assert found[server]["n"] == 3, (part, name, server)
+                assert found[server]["p90_ms"] >= found[server]["p50_ms"] > 0
+            assert found["ratio_p50"] > 0
+    # Both servers really answered: the peer outlined the plan from the tokens its client's
+    # markdown-it worker sent, and listed the workspace's headings from the files it read.
+    document = report["document"]
+    assert document["document_symbol_1000_lines"]["peer"]["results"] > 0
+    assert document["folding_range_1000_lines"]["peer"]["results"] > 0
+    assert document["folding_range_1000_lines"]["todo_ls"]["results"] > 0
+    workspace = report["workspace"]
+    assert workspace["workspace_symbol_empty_query"]["peer"]["results"] > 0
+    assert workspace["workspace_symbol_empty_query"]["todo_ls"]["results"] > 0
+    assert all("within_budget" in found for found in workspace.values())
+    rows = table_rows(report)
+    assert len(rows) == 5, rows
+    assert all(row.endswith(("| pass |", "| FAIL |", "| - |")) for row in rows), rows
+
+
+def test_memory_bench_measures_closed_documents_and_a_big_workspace() -> None:
+    report = run_bench(
+        "bench_memory.py",
+        *("--documents", "3", "--items", "300", "--files", "40", "--baseline-files", "4"),
+    )
+    documents = report["documents"]
+    assert documents["documents"] == 3 and len(documents["rss_mb_after_each"]) == 3
+    assert documents["rss_mb_first"] > 0
+    # Three small documents opened and closed leave nothing worth a megabyte behind.
+    assert documents["growth_mb"] <= 5, documents
+    assert report["workspace"]["items"] == 40 * 50
+    assert report["workspace_baseline"]["items"] == 4 * 50
+    assert 0 < report["workspace"]["peak_rss_mb"] <= 300
+    assert report["workspace"]["ratio_to_baseline"] > 0
+    rows = table_rows(report)
+    assert len(rows) == 2, rows
+    assert all(row.endswith(("| pass |", "| FAIL |")) for row in rows), rows
