@@ -62,6 +62,7 @@ if TYPE_CHECKING:
         node_symbol,
         progress_label,
         section_end,
+        symbol_name,
         text_span,
     )
 
@@ -102,6 +103,7 @@ _ENGINE = {
         "node_symbol",
         "progress_label",
         "section_end",
+        "symbol_name",
         "text_span",
     ),
 }
@@ -160,6 +162,7 @@ __all__ = [
     "section_end",
     "section_items",
     "set_state_edits",
+    "symbol_name",
     "text_span",
     "toggle_state",
 ]
