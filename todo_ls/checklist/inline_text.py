@@ -34,6 +34,14 @@ def has_markup(text: str) -> bool:
     return _MARKUP.search(text) is not None
 
 
+def plain_texts(texts: list[str]) -> list[str]:
+    """`plain_text` of each of `texts` (one-line names), looked at together first: the names
+    of a file's items usually hold no markup at all."""
+    if _MARKUP.search("".join(texts)) is None:
+        return texts
+    return [plain_text(text) for text in texts]
+
+
 def plain_text(text: str) -> str:
     """`text` (one line of inline markdown) as a reader sees it rendered, stripped."""
     if _MARKUP.search(text) is None:
