@@ -10,6 +10,7 @@ item by item in Python.
 from __future__ import annotations
 
 import re
+from array import array
 from bisect import bisect_right
 from collections.abc import Iterator
 
@@ -45,7 +46,8 @@ class OpenItems:
         self.items: list[TaskItem] = [i for i in checklist.items if i.state in OPEN_STATES]
         texts = plain_texts([i.text for i in self.items])
         self._text = "\n".join(texts).lower()
-        self._starts: list[int] = []
+        # An array, not a list of ints: a workspace keeps one per file.
+        self._starts = array("l")
         at = 0
         for text in texts:
             self._starts.append(at)

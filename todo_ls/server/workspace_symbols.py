@@ -38,16 +38,17 @@ class FileSymbols:
     """The open items of one parse of one file, searchable (checklist.OpenItems), and each
     entry's JSON once it has been asked for."""
 
-    __slots__ = ("_lines", "container", "encoded", "encoding", "open_items")
+    __slots__ = ("container", "encoded", "encoding", "open_items")
 
     def __init__(self, state: FileState, rel: str) -> None:
+        # Not the state (it is this entry's weak key), nor its lines: a file read from disk
+        # splits them only when one of its entries is encoded.
         self.open_items = checklist.OpenItems(state.checklist)
-        self._lines = state.lines  # not the state: it is this entry's weak key
         self.container = rel
         self.encoding: Encoding | None = None
         self.encoded: list[str | None] = []
 
-    def entry(self, n: int, uri: str, headings: list[str], encoding: Encoding) -> str:
+    def entry(self, n: int, state: FileState, headings: list[str], encoding: Encoding) -> str:
         """Item `n` as a `SymbolInformation` (JSON), encoded once per parse and encoding."""
         if encoding is not self.encoding:
             self.encoding = encoding
@@ -55,7 +56,8 @@ class FileSymbols:
         found = self.encoded[n]
         if found is None:
             item = self.open_items.items[n]
-            line = self._lines[item.line] if item.line < len(self._lines) else ""
+            lines = state.lines
+            line = lines[item.line] if item.line < len(lines) else ""
             start, end = checklist.text_span(line, item.text, item.marker_col + 2)
             if not line.isascii():
                 start, end = encoding.column(line, start), encoding.column(line, end)
@@ -63,7 +65,7 @@ class FileSymbols:
             container = self.container + SEPARATOR + heading if heading else self.container
             found = self.encoded[n] = (
                 f'{{"name":{encode_basestring_ascii(checklist.symbol_name(item.text))},'
-                f'"kind":{ITEM_KIND},"location":{{"uri":{encode_basestring_ascii(uri)},'
+                f'"kind":{ITEM_KIND},"location":{{"uri":{encode_basestring_ascii(state.uri)},'
                 f'"range":{{"start":{{"line":{item.line},"character":{start}}},'
                 f'"end":{{"line":{item.line},"character":{end}}}}}}},'
                 f'"containerName":{encode_basestring_ascii(container)}}}'
@@ -117,7 +119,7 @@ def workspace_symbols(
         for n in found.open_items.matches(pattern):
             if headings is None:
                 headings = headings_of(state)
-            out.append(found.entry(n, state.uri, headings, encoding))
+            out.append(found.entry(n, state, headings, encoding))
             if len(out) >= limit:
                 return "[" + ",".join(out) + "]"
     return "[" + ",".join(out) + "]"
