@@ -67,8 +67,3 @@ class OpenItems:
             n = bisect_right(starts, found.start()) - 1
             yield n
             at = starts[n + 1] if n + 1 < len(starts) else len(text) + 1
-
-    def search(self, pattern: re.Pattern[str] | None) -> Iterator[TaskItem]:
-        """The open items that match, in document order (all of them for None)."""
-        items = self.items
-        return (items[n] for n in self.matches(pattern))
