@@ -25,7 +25,7 @@ from todo_ls.server.core import TodoLanguageServer
 from todo_ls.server.document_symbols import ITEM_KIND
 from todo_ls.server.positions import Encoding
 from todo_ls.server.wire import RawJson
-from todo_ls.workspace import FileState, WorkspaceIndex
+from todo_ls.workspace import FileState, Folder, WorkspaceIndex
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -38,13 +38,14 @@ class FileSymbols:
     """The open items of one parse of one file, searchable (checklist.OpenItems), and each
     entry's JSON once it has been asked for."""
 
-    __slots__ = ("container", "encoded", "encoding", "open_items")
+    __slots__ = ("container", "encoded", "encoding", "folder", "open_items")
 
-    def __init__(self, state: FileState, rel: str) -> None:
+    def __init__(self, state: FileState, folder: Folder) -> None:
         # Not the state (it is this entry's weak key), nor its lines: a file read from disk
         # splits them only when one of its entries is encoded.
         self.open_items = checklist.OpenItems(state.checklist)
-        self.container = rel
+        self.folder = folder.key
+        self.container = folder.relative(state.path)
         self.encoding: Encoding | None = None
         self.encoded: list[str | None] = []
 
@@ -85,11 +86,11 @@ def _current(index: WorkspaceIndex, path: Path) -> FileState:
     return index.last_parsed(path) or index.state(path)
 
 
-def symbols_of(state: FileState, rel: str) -> FileSymbols:
-    """The searchable items of `state`, built on first use."""
+def symbols_of(state: FileState, folder: Folder) -> FileSymbols:
+    """The searchable items of `state` (a file of `folder`), built on first use."""
     found = _files.get(state)
-    if found is None or found.container != rel:
-        found = _files[state] = FileSymbols(state, rel)
+    if found is None or found.folder != folder.key:
+        found = _files[state] = FileSymbols(state, folder)
     return found
 
 
@@ -107,14 +108,13 @@ def workspace_symbols(
 ) -> str:
     """The matching open items as a JSON array of `SymbolInformation`."""
     pattern = checklist.fuzzy_pattern(query)
-    for folder in index.folders:
-        index.counts(folder)  # the changes heard of since the last count, applied
     out: list[str] = []
-    for folder, path in index.all_subscribed():
+    # In folder and file order, with the changes heard of since the last count applied.
+    for path, folder in index.counted().items():
         state = _current(index, path)
         if not state.checklist.items:
             continue
-        found = symbols_of(state, folder.relative(path))
+        found = symbols_of(state, folder)
         headings: list[str] | None = None
         for n in found.open_items.matches(pattern):
             if headings is None:
