@@ -205,6 +205,7 @@ async def measure_size(tmp: Path, files: int, repeats: int) -> dict[str, Any]:
         kinds = progress_kinds(client)
         target = root / "docs" / "area000" / "plan00000.md"
         found = await changes(client, target, first.message["params"]["open"], repeats)
+        before_symbols = rss_kib(client.process.pid)
         symbols = await symbol_queries(client, repeats)
         after = rss_kib(client.process.pid)
     finally:
@@ -224,6 +225,8 @@ async def measure_size(tmp: Path, files: int, repeats: int) -> dict[str, Any]:
         **found,
         "workspace_symbol": symbols,
         "rss_mb": round(max(indexed["VmRSS"], after["VmRSS"]) / 1024, 1),
+        # What workspace/symbol's index added (its queries ran last).
+        "rss_before_symbols_mb": round(before_symbols["VmRSS"] / 1024, 1),
         "peak_rss_mb": round(after["VmHWM"] / 1024, 1),
         "second_start_ms": ms(warm_s),
         "second_start_ratio": round(warm_s / cold_s, 2),
