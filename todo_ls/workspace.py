@@ -564,6 +564,12 @@ class WorkspaceIndex:
         self._ensure_counts()
         return self._owner.get(path)
 
+    def counted(self) -> Mapping[Path, Folder]:
+        """Every subscribed file and the folder counting it, in `all_subscribed`'s order,
+        current with every change the index was told of; kept, not built per call."""
+        self._ensure_counts()
+        return self._owner
+
     def is_subscribed(self, path: Path) -> bool:
         return self.subscription_folder(path) is not None
 

@@ -156,15 +156,31 @@ def test_coldstart_bench_finds_no_eager_heavy_import() -> None:
     assert report["eager_heavy_imports"] == []
 
 
-def test_workspace_bench_indexes_every_file_with_progress() -> None:
+def test_workspace_bench_judges_the_bigger_size_against_the_smaller() -> None:
     report = run_bench(
-        "bench_workspace.py", "--files", "6", "--items-per-file", "20", "--repeats", "2"
+        "bench_workspace.py",
+        *("--sizes", "3,6", "--repeats", "2", "--documents", "2", "--document-items", "200"),
     )
-    assert report["items"] == 120
-    assert report["progress"]["reported"] is True
-    assert 0 < report["rss_mb"] <= 150  # the budget of a real workspace holds for a small one
-    assert report["status_after_disk_change"]["n"] == 2
-    assert report["status_after_edit"]["n"] == 2
+    small, big = report["sizes"]["3"], report["sizes"]["6"]
+    assert (small["items"], big["items"]) == (150, 300)  # 50 items a file
+    for size in (small, big):
+        assert size["progress"]["reported"] is True
+        assert 0 < size["rss_mb"] <= size["peak_rss_mb"] <= 150
+        assert size["status_after_disk_change"]["n"] == 2
+        assert size["status_after_edit"]["n"] == 2
+        assert size["payload_bytes"] > 0 and size["second_start_ms"] > 0
+        found = {name: q["results"] for name, q in size["workspace_symbol"].items()}
+        assert 0 < found["fuzzy"] < found["empty"] and 0 < found["prefix"] < found["empty"]
+    # Three files more, three entries more in the status: the payload grows with its files
+    # only up to its bound of 50.
+    assert big["payload_bytes"] > small["payload_bytes"]
+    assert len(report["memory"]["rss_mb_after_each"]) == 2
+    judged = report["judged"]
+    assert judged["warm_start"]["judged"] is False and "ok" not in judged["warm_start"]
+    assert {"payload", "cold_growth", "peak_rss", "memory", "workspace_symbol_fuzzy"} <= set(judged)
+    rows = table_rows(report)
+    assert len(rows) == len(judged), rows  # one row per verdict
+    assert any("second start" in row for row in rows)
 
 
 def test_watch_bench_answers_while_the_disk_is_re_checked() -> None:

@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     )
     from todo_ls.checklist.fuzzy import OpenItems, fuzzy_match, fuzzy_pattern
     from todo_ls.checklist.incremental import reparse
+    from todo_ls.checklist.inline_text import plain_text, plain_texts
     from todo_ls.checklist.parse import parse
     from todo_ls.checklist.progress import (
         descendants,
@@ -62,6 +63,7 @@ if TYPE_CHECKING:
         node_symbol,
         progress_label,
         section_end,
+        symbol_name,
         text_span,
     )
 
@@ -84,6 +86,7 @@ _ENGINE = {
     ),
     "todo_ls.checklist.fuzzy": ("OpenItems", "fuzzy_match", "fuzzy_pattern"),
     "todo_ls.checklist.incremental": ("reparse",),
+    "todo_ls.checklist.inline_text": ("plain_text", "plain_texts"),
     "todo_ls.checklist.parse": ("parse",),
     "todo_ls.checklist.progress": (
         "descendants",
@@ -102,6 +105,7 @@ _ENGINE = {
         "node_symbol",
         "progress_label",
         "section_end",
+        "symbol_name",
         "text_span",
     ),
 }
@@ -155,11 +159,14 @@ __all__ = [
     "node_symbol",
     "one_per_line",
     "parse",
+    "plain_text",
+    "plain_texts",
     "progress_label",
     "reparse",
     "section_end",
     "section_items",
     "set_state_edits",
+    "symbol_name",
     "text_span",
     "toggle_state",
 ]

@@ -10,9 +10,11 @@ item by item in Python.
 from __future__ import annotations
 
 import re
+from array import array
 from bisect import bisect_right
 from collections.abc import Iterator
 
+from todo_ls.checklist.inline_text import plain_texts
 from todo_ls.checklist.model import OPEN_STATES, Checklist, TaskItem
 
 
@@ -37,22 +39,25 @@ def fuzzy_match(query: str, text: str) -> bool:
 
 
 class OpenItems:
-    """The open items of one parsed document, searchable by `fuzzy_pattern`."""
+    """The open items of one parsed document, searchable by `fuzzy_pattern` on their names as
+    the outline shows them (checklist.inline_text: "fix `parse()`" is found by "fix parse")."""
 
     def __init__(self, checklist: Checklist) -> None:
         self.items: list[TaskItem] = [i for i in checklist.items if i.state in OPEN_STATES]
-        texts = [i.text.lower().replace("\n", " ") for i in self.items]
-        self._text = "\n".join(texts)
-        self._starts: list[int] = []
+        texts = plain_texts([i.text for i in self.items])
+        self._text = "\n".join(texts).lower()
+        # An array, not a list of ints: a workspace keeps one per file.
+        self._starts = array("l")
         at = 0
         for text in texts:
             self._starts.append(at)
             at += len(text) + 1
 
-    def search(self, pattern: re.Pattern[str] | None) -> Iterator[TaskItem]:
-        """The open items that match, in document order (all of them for None)."""
+    def matches(self, pattern: re.Pattern[str] | None) -> Iterator[int]:
+        """The indices (in `items`) of the open items that match, in document order (all of
+        them for None)."""
         if pattern is None:
-            yield from self.items
+            yield from range(len(self.items))
             return
         text, starts, at = self._text, self._starts, 0
         while True:
@@ -60,5 +65,5 @@ class OpenItems:
             if found is None:
                 return
             n = bisect_right(starts, found.start()) - 1
-            yield self.items[n]
+            yield n
             at = starts[n + 1] if n + 1 < len(starts) else len(text) + 1

@@ -13,10 +13,17 @@ from dataclasses import dataclass, field
 from operator import attrgetter
 
 from todo_ls.checklist.assemble import is_blank
+from todo_ls.checklist.inline_text import plain_text
 from todo_ls.checklist.model import CLOSED_STATES, Checklist, Heading, Progress, TaskItem
 
 # A symbol's name may not be empty (VS Code rejects the whole answer).
 NO_TEXT = "(no text)"
+
+
+def symbol_name(text: str) -> str:
+    """The name shown for a heading's or item's text: its inline markdown as a reader sees it
+    rendered (checklist.inline_text), never empty."""
+    return plain_text(text) or NO_TEXT
 
 
 @dataclass
@@ -75,7 +82,7 @@ def item_symbol(lines: Sequence[str], item: TaskItem, below: dict[str, int]) -> 
         detail += " · " + progress_label(Progress(below))
     return Symbol(
         kind="item",
-        name=item.text or NO_TEXT,
+        name=symbol_name(item.text),
         detail=detail,
         closed=item.state in CLOSED_STATES,
         start=(item.line, min(item.bullet_col, start)),
@@ -94,7 +101,7 @@ def heading_symbol(lines: Sequence[str], heading: Heading, below: dict[str, int]
     last = section_end(lines, heading)
     return Symbol(
         kind="heading",
-        name=heading.text or NO_TEXT,
+        name=symbol_name(heading.text),
         detail=progress_label(Progress(below)) if below else "",
         closed=False,
         start=(heading.line, 0),

@@ -182,7 +182,7 @@ class SymbolEncoder:
         if below:
             detail += " · " + checklist.progress_label(checklist.Progress(below))
         head = (
-            f'"name":{encode_basestring_ascii(item.text or checklist.NO_TEXT)},"kind":{ITEM_KIND}'
+            f'"name":{encode_basestring_ascii(checklist.symbol_name(item.text))},"kind":{ITEM_KIND}'
             f"{self._closed_tag if item.state in checklist.CLOSED_STATES else ''}"
             f',"detail":{encode_basestring_ascii(detail)}'
         )
@@ -275,7 +275,7 @@ class SymbolEncoder:
                     pieces.append(",")
                 pieces += encoded
                 add_counts(counts, under)
-            head = f'"name":{encode_basestring_ascii(heading.text or checklist.NO_TEXT)}'
+            head = f'"name":{encode_basestring_ascii(checklist.symbol_name(heading.text))}'
             head += f',"kind":{HEADING_KIND}'
             if counts:
                 detail = checklist.progress_label(checklist.Progress(counts))

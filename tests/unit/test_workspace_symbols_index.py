@@ -1,0 +1,150 @@
+"""`workspace/symbol` answered from its index equals a fresh scan of the files, after seeded
+random edits on disk (told to the index as a watched-file event would) and in open documents,
+and a query reads and stats no file (docs/performance.md, "Scale")."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from todo_ls.checklist import StateRegistry, fuzzy_match, parse, symbol_name, text_span
+from todo_ls.checklist.model import OPEN_STATES
+from todo_ls.server.positions import Encoding
+from todo_ls.server.workspace_symbols import SEPARATOR, workspace_symbols
+from todo_ls.workspace import Folder, WorkspaceIndex
+
+WORDS = ["parse", "render", "`code`", "*em*", "[link](u)", "fix", "é", "漢字", "a&amp;b", "x"]
+MARKERS = [" ", " ", "x", "/", "-", "?", "~"]
+QUERIES = ["", "p", "par", "rnd", "code", "link", "é", "a&b", "zzz", "漢"]
+
+
+def random_plan(rng: random.Random) -> str:
+    lines = []
+    for section in range(rng.randint(0, 3)):
+        lines += [f"## {' '.join(rng.choices(WORDS, k=2))} {section}", ""]
+        for _ in range(rng.randint(0, 6)):
+            indent = rng.choice(["", "", "  "])
+            text = " ".join(rng.choices(WORDS, k=rng.randint(0, 4)))
+            lines.append(f"{indent}- [{rng.choice(MARKERS)}] {text}".rstrip())
+        lines.append("")
+    return "\n".join(lines)
+
+
+Entry = tuple[str, str, int, int, int, str]
+
+
+def fresh_scan(root: Path, texts: dict[Path, str], query: str, limit: int) -> list[Entry]:
+    """The answer worked out from scratch: every `.md` file under `root` in path order (an
+    open document by its editor text), its open items whose shown name matches."""
+    found: list[Entry] = []
+    for path in sorted(root.rglob("*.md")):
+        text = texts[path] if path in texts else path.read_text(encoding="utf-8")
+        checklist = parse(text, StateRegistry.default())
+        lines = text.split("\n")
+        rel = path.relative_to(root).as_posix()
+        for item in checklist.items:
+            name = symbol_name(item.text)
+            if item.state not in OPEN_STATES or not fuzzy_match(query, name.lower()):
+                continue
+            if not item.text and query:
+                continue  # an empty item is named "(no text)" but has no text to match
+            start, end = text_span(lines[item.line], item.text, item.marker_col + 2)
+            column = Encoding.UTF16.column
+            heading = (
+                symbol_name(checklist.headings[item.heading].text)
+                if item.heading is not None
+                else ""
+            )
+            found.append(
+                (
+                    name,
+                    path.as_uri(),
+                    item.line,
+                    column(lines[item.line], start),
+                    column(lines[item.line], end),
+                    rel + SEPARATOR + heading if heading else rel,
+                )
+            )
+            if len(found) >= limit:
+                return found
+    return found
+
+
+def answered(index: WorkspaceIndex, query: str, limit: int) -> list[Entry]:
+    return [
+        (
+            e["name"],
+            e["location"]["uri"],
+            e["location"]["range"]["start"]["line"],
+            e["location"]["range"]["start"]["character"],
+            e["location"]["range"]["end"]["character"],
+            e["containerName"],
+        )
+        for e in json.loads(workspace_symbols(index, Encoding.UTF16, query, limit))
+    ]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_index_answers_what_a_fresh_scan_does(tmp_path: Path, seed: int) -> None:
+    rng = random.Random(seed)
+    root = tmp_path / "ws"
+    paths = [root / folder / f"plan{n}.md" for folder in ("a", "b/c") for n in range(3)]
+    for path in paths[:4]:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(random_plan(rng), encoding="utf-8")
+    index = WorkspaceIndex()
+    index.set_folders([Folder.from_path(root)])
+    index.configure(["**/*.md"], StateRegistry.default())
+    open_texts: dict[Path, str] = {}
+    version = 0
+    for step in range(40):
+        path = rng.choice(paths)
+        action = rng.choice(["rewrite", "rewrite", "delete", "open", "edit", "close"])
+        if action == "rewrite" or (action == "edit" and path not in open_texts):
+            created = not path.exists()
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(random_plan(rng), encoding="utf-8")
+            index.forget(path)  # what a watched-file event does
+            if created:
+                index.invalidate_globs()
+        elif action == "delete" and path.exists() and path not in open_texts:
+            path.unlink()
+            index.forget(path)
+            index.invalidate_globs()
+        elif action in ("open", "edit") and path.exists():
+            version += 1
+            text = random_plan(rng) if action == "edit" else path.read_text(encoding="utf-8")
+            open_texts[path] = text
+            index.open_document(path.as_uri(), version, text)
+        elif action == "close" and path in open_texts:
+            del open_texts[path]
+            index.close_document(path.as_uri())
+        for query in rng.sample(QUERIES, 3):
+            limit = rng.choice([1000, 3])
+            expected = fresh_scan(root, open_texts, query, limit)
+            assert answered(index, query, limit) == expected, (step, action, query)
+
+
+def test_a_query_reads_and_stats_no_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for n in range(5):
+        (tmp_path / f"p{n}.md").write_text(f"# P{n}\n\n- [ ] fix `parse` {n}\n- [x] done\n")
+    index = WorkspaceIndex()
+    index.set_folders([Folder.from_path(tmp_path)])
+    index.configure(["*.md"], StateRegistry.default())
+    assert len(answered(index, "", 1000)) == 5
+    calls: list[str] = []
+    real_stat = Path.stat
+
+    def counting(self: Path, **kwargs: bool) -> object:
+        calls.append(str(self))
+        return real_stat(self, **kwargs)
+
+    monkeypatch.setattr(Path, "stat", counting)
+    assert [e[0] for e in answered(index, "fix parse", 1000)] == [
+        f"fix parse {n}" for n in range(5)
+    ]
+    assert answered(index, "zzz", 1000) == []
+    assert calls == []
