@@ -6,11 +6,13 @@ starting Python, however long the session's transcript has grown. Baseline measu
 alternately in the same run: `python -c "import json, sqlite3"` (spawn to exit), the least a
 hook that reads JSON and the shared store can load. Each hook run is a new session's Stop with
 open items, in the host's own input (Claude Code's `Stop`, Codex's `Stop` with a `turn_id`,
-Gemini CLI's `AfterAgent`): the full path (project file, store, the transcript's tail read for
+Gemini CLI's `AfterAgent`, Mistral Vibe's `post_agent`, OpenHands' `event_type` `Stop`): the
+full path (project file, store, the transcript's tail read for
 the evidence of work and the own list, 1,000-line plan parsed, the policy, a block claimed and
 written, the nudge printed). Each host's transcript is 10 MB in its own format, ending in a
 tool call and an answer, with no own list in it (so Codex and Gemini CLI look for one as far
-back as the hook ever reads: the worst case).
+back as the hook ever reads: the worst case). Mistral Vibe and OpenHands name no transcript
+file (a session folder, nothing), so theirs is the same path without one.
 
 CPU time (user + system) of both is reported beside, as it varies less than wall time on a busy
 machine. One extra run lists the modules the hook loaded: pygls, lsprotocol, httpx, pydantic, the
@@ -42,7 +44,19 @@ from benchutil import ms, report, summary
 BUDGET_RATIO = 3.0
 PLAN_LINES = 1000
 TRANSCRIPT_BYTES = 10 * 1024 * 1024
-HOSTS = ("claude-code", "codex", "gemini-cli", "qwen-code", "copilot-cli", "droid")
+HOSTS = (
+    "claude-code",
+    "codex",
+    "gemini-cli",
+    "qwen-code",
+    "copilot-cli",
+    "droid",
+    "mistral-vibe",
+    "openhands",
+)
+# Hosts whose Stop names no transcript file: Mistral Vibe's `transcript_path` is a session
+# folder, OpenHands sends none. Their hook reads no transcript (work is the post-tool events).
+NO_TRANSCRIPT = ("mistral-vibe", "openhands")
 FORBIDDEN_MODULES = (
     "pygls",
     "lsprotocol",
@@ -189,7 +203,12 @@ def _chat_agent_records(host: str, n: int, command: str, output: str) -> list[di
 
 
 def make_transcript(path: Path, host: str) -> int:
-    """A transcript of about `TRANSCRIPT_BYTES` in `host`'s format; returns its size."""
+    """A transcript of about `TRANSCRIPT_BYTES` in `host`'s format; returns its size (0 for
+    a host with none: Vibe's session folder is made, empty)."""
+    if host in NO_TRANSCRIPT:
+        if host == "mistral-vibe":
+            (path / "journal").mkdir(parents=True)
+        return 0
     with path.open("w", encoding="utf-8") as out:
         n = 0
         while out.tell() < TRANSCRIPT_BYTES:
@@ -206,7 +225,27 @@ def stop_input(project: Path, host: str, n: int) -> bytes:
         "cwd": str(project),
         "stop_hook_active": False,
     }
-    if host == "gemini-cli":
+    if host == "mistral-vibe":
+        data = {
+            "session_id": data["session_id"],
+            "transcript_path": str(project / "transcript-mistral-vibe.jsonl"),
+            "cwd": str(project),
+            "parent_session_id": None,
+            "hook_event_name": "post_agent",
+            "agent_name": "accept-edits",
+        }
+    elif host == "openhands":
+        data = {
+            "event_type": "Stop",
+            "tool_name": None,
+            "tool_input": None,
+            "tool_response": None,
+            "message": None,
+            "session_id": data["session_id"],
+            "working_dir": str(project),
+            "metadata": {"reason": "agent_finished"},
+        }
+    elif host == "gemini-cli":
         data.update(
             hook_event_name="AfterAgent",
             prompt="Work through PLAN.md.",
@@ -252,7 +291,8 @@ def spawn_baseline(env: dict[str, str]) -> tuple[float, float]:
 
 
 def blocks(out: bytes) -> bool:
-    """Whether the hook's answer keeps the agent working (`block`, Gemini CLI's `deny`)."""
+    """Whether the hook's answer keeps the agent working (`block`; `deny` for Gemini CLI,
+    Mistral Vibe and OpenHands)."""
     return bool(out) and json.loads(out).get("decision") in ("block", "deny")
 
 
