@@ -16,6 +16,7 @@ from fake_model import text
 from openhands_agent import FakeOpenHandsModel, OpenHands
 from test_chat_agent_hooks import WatchingServer, busy, finish
 
+from todo_ls.hook.hosts.openhands import TASKS_FILE, conversations_dir, tasks_file
 from todo_ls.store import Store
 
 pytestmark = [pytest.mark.agents, pytest.mark.timeout(300)]
@@ -107,11 +108,15 @@ def test_its_task_tracker_list_counts_as_the_sessions_own_list(openhands: OpenHa
 
     run = finish(openhands, plan, text("Done."), text("I need your input."))
 
+    session = openhands.session_of(run)
     store = Store.open(openhands.project.state)
     try:
-        todos = store.session_todos(openhands.session_of(run))
+        todos = store.session_todos(session)
     finally:
         store.close()
+    # Where the host module reads the list at a Stop is where OpenHands wrote it.
+    kept = conversations_dir(openhands.env()) / session.replace("-", "") / TASKS_FILE
+    assert tasks_file(kept) == todos, f"no task list at {kept}"
     assert todos == [
         {"content": "Read the spec", "status": "completed"},
         {"content": "Draft the changelog", "status": "pending"},
