@@ -126,3 +126,14 @@ def test_its_task_tracker_list_counts_as_the_sessions_own_list(openhands: OpenHa
     assert len(nudges) == 1 and "Draft the changelog" in nudges[0], nudges
     assert "Read the spec" not in nudges[0], nudges[0]
     assert "PLAN.md:3" in nudges[0] and "update the todo list" in nudges[0], nudges[0]
+
+
+def test_the_user_scope_install_is_read_with_no_trust_step(openhands: OpenHands) -> None:
+    said = openhands.project.install(openhands.host, "--scope", "user")
+    assert "no trust step" in said, said
+    assert openhands.user_settings.is_file() and not openhands.project_settings.exists()
+
+    finish(openhands, text("Done."), *openhands.tick(), text("All items are ticked."))
+
+    assert len(openhands.model.nudges()) == 1
+    assert openhands.project.open_items() == 0
