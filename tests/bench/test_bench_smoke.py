@@ -180,11 +180,14 @@ def test_hook_bench_blocks_every_stop_and_loads_no_heavy_module() -> None:
     assert report["hook_stop"]["n"] == 2 and report["hook_stop"]["p50_ms"] > 0
     assert report["python_import_json_sqlite3"]["n"] == 2
     assert report["every_run_blocked"] is True
-    # Every hook host's Stop, each with a 10 MB transcript in its own format.
-    hosts = {"claude-code", "codex", "gemini-cli", "qwen-code", "copilot-cli", "droid"}
-    assert set(report["hosts"]) == hosts
-    for host in report["hosts"].values():
-        assert host["hook_stop"]["n"] == 2 and host["transcript_bytes"] >= 10 * 1024 * 1024
+    # Every hook host's Stop, each with a 10 MB transcript in its own format where it names
+    # one (Mistral Vibe's is a session folder, OpenHands sends none).
+    with_transcript = {"claude-code", "codex", "gemini-cli", "qwen-code", "copilot-cli", "droid"}
+    assert set(report["hosts"]) >= with_transcript | {"mistral-vibe", "openhands"}
+    for name, host in report["hosts"].items():
+        assert host["hook_stop"]["n"] == 2
+        if name in with_transcript:
+            assert host["transcript_bytes"] >= 10 * 1024 * 1024
     # Measured in the real hook process at its exit: no pygls, httpx, pydantic, settings model,
     # supervisor runtime or host adapter was loaded.
     assert {"pygls", "httpx", "pydantic", "todo_ls.settings.model"} <= set(
