@@ -7,19 +7,8 @@ set -euo pipefail
 ROOT="${TODO_LS_CACHE:-$HOME/.cache/todo-ls}/agents"
 mkdir -p "$ROOT"
 
-python312() {  # a Python 3.12 that runs: pyenv's (its shim may not point at one), else PATH's
-  if command -v pyenv >/dev/null; then
-    local v
-    v="$(pyenv versions --bare | grep -E '^3\.12(\.|$)' | tail -n 1)"
-    if [ -n "$v" ] && [ -x "$(pyenv root)/versions/$v/bin/python3.12" ]; then
-      echo "$(pyenv root)/versions/$v/bin/python3.12"
-      return
-    fi
-  fi
-  if python3.12 --version >/dev/null 2>&1; then command -v python3.12; return; fi
-  echo "setup-openhands: Python 3.12 is required (OpenHands CLI)" >&2
-  exit 1
-}
+# shellcheck source=scripts/python312.sh
+. "$(dirname "$0")/python312.sh"
 
 OPENHANDS_VERSION=1.16.0
 dir="$ROOT/openhands"
@@ -28,7 +17,7 @@ if [ "$(cat "$dir/version" 2>/dev/null)" = "$OPENHANDS_VERSION" ] && [ -x "$dir/
   exit 0
 fi
 rm -rf "$dir"
-"$(python312)" -m venv "$dir/venv"
+"$(python312 "OpenHands CLI")" -m venv "$dir/venv"
 "$dir/venv/bin/pip" install --quiet --disable-pip-version-check "openhands==$OPENHANDS_VERSION"
 [ -x "$dir/venv/bin/openhands" ] || { echo "setup-openhands: no openhands in $dir" >&2; exit 1; }
 echo "$OPENHANDS_VERSION" >"$dir/version"

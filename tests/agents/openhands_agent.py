@@ -13,27 +13,17 @@ import os
 import re
 import signal
 import subprocess
-from pathlib import Path
 
 from agent_harness import AgentRun, Project, _cache, _installed, _jsonl
 from chat_agents import PROMPT, ChatAgent
 from fake_agent_models import FakeChatCompletionsAPI
 from fake_model import Json, ModelHandler, Reply
 
-from todo_ls.store import Store
-
 OPENHANDS_VERSION = "1.16.0"
 SETUP = "scripts/setup-openhands.sh"
 # One run: it imports for 8-10 s of CPU before its first request (LiteLLM, the SDK), which
 # took up to 45 s of wall time on a loaded machine; agent_harness's 90 s is too tight.
 RUN_TIMEOUT = 240.0
-
-
-def _tool(path: Path, what: str) -> Path:
-    try:
-        return _installed(path, what)
-    except AssertionError as exc:
-        raise AssertionError(str(exc).replace("scripts/setup-agents.sh", SETUP)) from None
 
 
 class FakeOpenHandsModel(FakeChatCompletionsAPI):
@@ -83,8 +73,8 @@ class OpenHands(ChatAgent):
 
     def __init__(self, project: Project, model: FakeChatCompletionsAPI) -> None:
         super().__init__(project, model)
-        self.binary = _tool(
-            _cache() / "openhands/venv/bin/openhands", f"OpenHands CLI {OPENHANDS_VERSION}"
+        self.binary = _installed(
+            _cache() / "openhands/venv/bin/openhands", f"OpenHands CLI {OPENHANDS_VERSION}", SETUP
         )
         self.project_settings = project.root / ".openhands" / "hooks.json"
         self.user_settings = project.home / ".openhands" / "hooks.json"
@@ -149,14 +139,7 @@ class OpenHands(ChatAgent):
         return Reply(tool="task_tracker", arguments=arguments)
 
     def session_of(self, run: AgentRun) -> str:
-        """The session the hooks recorded for this host (one per test)."""
-        store = Store.open(self.project.state)
-        try:
-            found = [s.session_id for s in store.hook_sessions() if s.host == self.host]
-        finally:
-            store.close()
-        assert found, f"no {self.host} session in the store: {run.stderr[-2000:]}"
-        return found[-1]
+        return self.stored_session(run)
 
     def finished(self, run: AgentRun) -> bool:
         return run.returncode == 0

@@ -8,6 +8,7 @@ ticks is let go after `maxNoProgressNudges` and a language server shows it `paus
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 
 import pytest
@@ -43,6 +44,17 @@ def install(agent: OpenHands) -> None:
     assert agent.project_settings.is_file(), said
 
 
+def hold_session_end(agent: OpenHands, seconds: float) -> None:
+    """A command of the user's own before todo-ls's `SessionEnd` hook that takes `seconds`:
+    headless, OpenHands ends the session about 0.1 s after its last Stop, and an ended
+    session leaves the editors' list before the language server (which polls the store every
+    0.5 s) has shown its pause; in the TUI the session stays open."""
+    settings = json.loads(agent.project_settings.read_text(encoding="utf-8"))
+    group = settings["hooks"]["SessionEnd"][0]["hooks"]
+    group.insert(0, {"type": "command", "command": f"sleep {seconds}", "timeout": 30})
+    agent.project_settings.write_text(json.dumps(settings), encoding="utf-8")
+
+
 def test_open_items_block_once_naming_each_and_the_ticked_plan_stops(openhands: OpenHands) -> None:
     install(openhands)
     ticks = openhands.tick()
@@ -76,6 +88,7 @@ def test_work_without_ticking_is_capped_and_shows_paused_no_progress(
 ) -> None:
     openhands.project.settings({"maxNoProgressNudges": 2})
     install(openhands)
+    hold_session_end(openhands, 2.0)
 
     run = finish(openhands, *busy(openhands))
 
