@@ -6,12 +6,14 @@ starting Python, however long the session's transcript has grown. Baseline measu
 alternately in the same run: `python -c "import json, sqlite3"` (spawn to exit), the least a
 hook that reads JSON and the shared store can load. Each hook run is a new session's Stop with
 open items, in the host's own input (Claude Code's `Stop`, Codex's `Stop` with a `turn_id`,
-Gemini CLI's `AfterAgent`, pi's extension's `turn_end`, Kimi Code's `Stop`): the full path
-(project file, store, the transcript's tail read for the evidence of work and the own list,
-1,000-line plan parsed, the policy, a block claimed and written, the nudge printed). Each host's
-transcript is 10 MB in its own format, ending in a tool call and an answer, with no own list in
-it (so Codex and Gemini CLI look for one as far back as the hook ever reads: the worst case);
-Kimi Code sends no transcript, and blocks by exit code 2 with the reason on stderr.
+Gemini CLI's `AfterAgent`, pi's extension's `turn_end`, Kimi Code's `Stop`, Mistral Vibe's
+`post_agent`, OpenHands' `event_type` `Stop`): the full path (project file, store, the
+transcript's tail read for the evidence of work and the own list, 1,000-line plan parsed, the
+policy, a block claimed and written, the nudge printed). Each host's transcript is 10 MB in its
+own format, ending in a tool call and an answer, with no own list in it (so Codex and Gemini CLI
+look for one as far back as the hook ever reads: the worst case). Kimi Code, Mistral Vibe and
+OpenHands name no transcript file (none, or a session folder), so theirs is the same path
+without one; Kimi Code blocks by exit code 2 with the reason on stderr.
 
 CPU time (user + system) of both is reported beside, as it varies less than wall time on a busy
 machine. One extra run lists the modules the hook loaded: pygls, lsprotocol, httpx, pydantic, the
@@ -52,8 +54,13 @@ HOSTS = (
     "droid",
     "pi",
     "kimi-code",
+    "mistral-vibe",
+    "openhands",
 )
-NO_TRANSCRIPT = ("kimi-code",)  # its hooks name no transcript: the hook reads the store only
+# Hosts whose Stop names no transcript file: Kimi Code and OpenHands send none, Mistral Vibe's
+# `transcript_path` is a session folder. Their hook reads the store only (work is the post-tool
+# events).
+NO_TRANSCRIPT = ("kimi-code", "mistral-vibe", "openhands")
 FORBIDDEN_MODULES = (
     "pygls",
     "lsprotocol",
@@ -221,7 +228,12 @@ def _pi_records(n: int, command: str, output: str) -> list[dict[str, object]]:
 
 
 def make_transcript(path: Path, host: str) -> int:
-    """A transcript of about `TRANSCRIPT_BYTES` in `host`'s format; returns its size."""
+    """A transcript of about `TRANSCRIPT_BYTES` in `host`'s format; returns its size (0 for
+    a host with none: Vibe's session folder is made, empty)."""
+    if host in NO_TRANSCRIPT:
+        if host == "mistral-vibe":
+            (path / "journal").mkdir(parents=True)
+        return 0
     with path.open("w", encoding="utf-8") as out:
         n = 0
         while out.tell() < TRANSCRIPT_BYTES:
@@ -238,7 +250,27 @@ def stop_input(project: Path, host: str, n: int) -> bytes:
         "cwd": str(project),
         "stop_hook_active": False,
     }
-    if host == "gemini-cli":
+    if host == "mistral-vibe":
+        data = {
+            "session_id": data["session_id"],
+            "transcript_path": str(project / "transcript-mistral-vibe.jsonl"),
+            "cwd": str(project),
+            "parent_session_id": None,
+            "hook_event_name": "post_agent",
+            "agent_name": "accept-edits",
+        }
+    elif host == "openhands":
+        data = {
+            "event_type": "Stop",
+            "tool_name": None,
+            "tool_input": None,
+            "tool_response": None,
+            "message": None,
+            "session_id": data["session_id"],
+            "working_dir": str(project),
+            "metadata": {"reason": "agent_finished"},
+        }
+    elif host == "gemini-cli":
         data.update(
             hook_event_name="AfterAgent",
             prompt="Work through PLAN.md.",
@@ -314,10 +346,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="todo-ls-bench-hook-") as tmp:
         root = Path(tmp)
         project = make_project(root)
-        sizes = {
-            h: 0 if h in NO_TRANSCRIPT else make_transcript(project / f"transcript-{h}.jsonl", h)
-            for h in HOSTS
-        }
+        sizes = {h: make_transcript(project / f"transcript-{h}.jsonl", h) for h in HOSTS}
         env = {
             **os.environ,
             "TODO_LS_STATE_DIR": str(root / "state"),

@@ -6,19 +6,8 @@ set -euo pipefail
 ROOT="${TODO_LS_CACHE:-$HOME/.cache/todo-ls}/agents"
 mkdir -p "$ROOT"
 
-python312() {  # a Python 3.12 that runs: pyenv's (its shim may not point at one), else PATH's
-  if command -v pyenv >/dev/null; then
-    local v
-    v="$(pyenv versions --bare | grep -E '^3\.12(\.|$)' | tail -n 1)"
-    if [ -n "$v" ] && [ -x "$(pyenv root)/versions/$v/bin/python3.12" ]; then
-      echo "$(pyenv root)/versions/$v/bin/python3.12"
-      return
-    fi
-  fi
-  if python3.12 --version >/dev/null 2>&1; then command -v python3.12; return; fi
-  echo "setup-vibe: Python 3.12 is required (Mistral Vibe)" >&2
-  exit 1
-}
+# shellcheck source=scripts/python312.sh
+. "$(dirname "$0")/python312.sh"
 
 done_already() {  # folder version
   [ "$(cat "$1/version" 2>/dev/null)" = "$2" ]
@@ -32,7 +21,7 @@ if done_already "$dir" "$VIBE_VERSION"; then
   echo "mistral-vibe $VIBE_VERSION already installed in $dir"
 else
   rm -rf "$dir"
-  "$(python312)" -m venv "$dir/venv"
+  "$(python312 "Mistral Vibe")" -m venv "$dir/venv"
   mkdir -p "$dir/wheel"
   "$dir/venv/bin/pip" download --quiet --no-deps -d "$dir/wheel" "mistral-vibe==$VIBE_VERSION"
   wheel="$(ls "$dir"/wheel/mistral_vibe-*.whl)"

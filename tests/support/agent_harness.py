@@ -79,11 +79,9 @@ def gemini_script() -> Path:
     )
 
 
-def _installed(path: Path, what: str) -> Path:
+def _installed(path: Path, what: str, setup: str = "scripts/setup-agents.sh") -> Path:
     if not path.is_file():
-        raise AssertionError(
-            f"{what} is not installed ({path} missing): run scripts/setup-agents.sh"
-        )
+        raise AssertionError(f"{what} is not installed ({path} missing): run {setup}")
     return path
 
 

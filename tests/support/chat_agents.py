@@ -26,6 +26,7 @@ from support.agent_harness import (
 from support.fake_agent_models import FakeChatCompletionsAPI, tick_all
 from support.fake_model import Reply
 from support.reliability_support import wait_until
+from todo_ls.store import Store
 
 QWEN_VERSION = "0.24.4"
 COPILOT_VERSION = "1.0.102"
@@ -63,6 +64,17 @@ class ChatAgent:
 
     def session_of(self, run: AgentRun) -> str:
         raise NotImplementedError
+
+    def stored_session(self, run: AgentRun) -> str:
+        """The session the hooks recorded for this host (one per test): for an agent whose
+        output names none."""
+        store = Store.open(self.project.state)
+        try:
+            found = [s.session_id for s in store.hook_sessions() if s.host == self.host]
+        finally:
+            store.close()
+        assert found, f"no {self.host} session in the store: {run.stderr[-2000:]}"
+        return found[-1]
 
     def finished(self, run: AgentRun) -> bool:
         """Whether the run ended its turn normally."""

@@ -7,23 +7,13 @@ Like agent_harness.py, a plain module imported by name.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from support.agent_harness import AgentRun, Project, _cache, _installed
 from support.chat_agents import ChatAgent
 from support.fake_agent_models import FakeChatCompletionsAPI
 from support.fake_model import Reply
-from todo_ls.store import Store
 
 VIBE_VERSION = "3.0.3"
 SETUP = "scripts/setup-vibe.sh"
-
-
-def _tool(path: Path, what: str) -> Path:
-    try:
-        return _installed(path, what)
-    except AssertionError as exc:
-        raise AssertionError(str(exc).replace("scripts/setup-agents.sh", SETUP)) from None
 
 
 class MistralVibe(ChatAgent):
@@ -32,18 +22,13 @@ class MistralVibe(ChatAgent):
     host = "mistral-vibe"
 
     def session_of(self, run: AgentRun) -> str:
-        """The session the hooks recorded for this host (one per test)."""
-        store = Store.open(self.project.state)
-        try:
-            found = [s.session_id for s in store.hook_sessions() if s.host == self.host]
-        finally:
-            store.close()
-        assert found, f"no {self.host} session in the store: {run.stderr[-2000:]}"
-        return found[-1]
+        return self.stored_session(run)
 
     def __init__(self, project: Project, model: FakeChatCompletionsAPI) -> None:
         super().__init__(project, model)
-        self.binary = _tool(_cache() / "mistral-vibe/venv/bin/vibe", f"Mistral Vibe {VIBE_VERSION}")
+        self.binary = _installed(
+            _cache() / "mistral-vibe/venv/bin/vibe", f"Mistral Vibe {VIBE_VERSION}", SETUP
+        )
         self.vibe_home = project.home / ".vibe"
         self.project_settings = project.root / ".vibe" / "hooks.toml"
         self.user_settings = self.vibe_home / "hooks.toml"

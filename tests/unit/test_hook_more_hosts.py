@@ -181,6 +181,53 @@ def test_openhands_reads_event_type_working_dir_and_task_tracker(tmp_path: Path)
     ]
 
 
+@pytest.mark.parametrize(
+    "where", ["default", "OPENHANDS_CONVERSATIONS_DIR", "OPENHANDS_PERSISTENCE_DIR"]
+)
+def test_openhands_own_list_is_read_from_the_conversations_tasks_file_at_a_stop(
+    tmp_path: Path, where: str
+) -> None:
+    # The task_tracker keeps the list in the conversation's folder, named by the session id
+    # without its dashes (verified with 1.16.0); a Stop reads it even when no PostToolUse
+    # hook saw the tool (a resumed conversation, a hook added later).
+    session = Session(tmp_path, "openhands")
+    session_id = "9d1859d7-6ca2-4dcd-be62-647014f73b9c"
+    if where == "default":
+        conversations = session.home / ".openhands" / "conversations"
+    elif where == "OPENHANDS_CONVERSATIONS_DIR":
+        conversations = tmp_path / "conversations"
+        session.env[where] = str(conversations)
+    else:
+        session.env[where] = str(tmp_path / "persist")
+        conversations = tmp_path / "persist" / "conversations"
+    folder = conversations / session_id.replace("-", "")
+    folder.mkdir(parents=True)
+    tasks = [
+        {"title": "Read the spec", "notes": "", "status": "done"},
+        {"title": "Draft the changelog", "notes": "", "status": "in_progress"},
+    ]
+    (folder / "TASKS.json").write_text(json.dumps(tasks), encoding="utf-8")
+
+    reason = reason_of("openhands", session.hook("Stop", session_id=session_id))
+
+    assert reason is not None and "Draft the changelog" in reason
+    assert "Read the spec" not in reason
+    assert session.store().session_todos(session_id) == [
+        {"content": "Read the spec", "status": "completed"},
+        {"content": "Draft the changelog", "status": "in_progress"},
+    ]
+
+
+def test_openhands_reads_no_tasks_file_outside_its_conversations_folder(tmp_path: Path) -> None:
+    session = Session(tmp_path, "openhands")
+    outside = session.home / ".openhands" / "TASKS.json"
+    outside.parent.mkdir(parents=True)
+    outside.write_text(json.dumps([{"title": "Leak", "status": "todo"}]), encoding="utf-8")
+    for session_id in ("..", "../conversations", "a/b"):
+        reason = reason_of("openhands", session.hook("Stop", session_id=session_id))
+        assert reason is None or "Leak" not in reason
+
+
 def test_kimi_interrupt_pauses_and_a_prompt_lifts_it(tmp_path: Path) -> None:
     session = Session(tmp_path, "kimi-code")
     prompt = [{"type": "text", "text": "Work through PLAN.md"}]
