@@ -148,12 +148,19 @@ def test_fuzzy_match_every_character_in_order_ignoring_case() -> None:
 def test_open_items_search_finds_each_matching_open_item_once() -> None:
     text = "- [ ] aaa bbb aaa\n- [x] abc closed\n- [/] xaxbxc\n- [ ] cba\n- [?] a\n  b c\n"
     items = OpenItems(parse(text, StateRegistry.default()))
-    assert [i.text for i in items.search(fuzzy_pattern("abc"))] == ["xaxbxc"]
-    assert [i.text for i in items.search(fuzzy_pattern("a"))] == [
-        "aaa bbb aaa",
-        "xaxbxc",
-        "cba",
-        "a",
-    ]
-    assert [i.text for i in items.search(None)] == ["aaa bbb aaa", "xaxbxc", "cba", "a"]
-    assert list(items.search(fuzzy_pattern("q"))) == []
+
+    def found(query: str | None) -> list[str]:
+        pattern = fuzzy_pattern(query) if query is not None else None
+        return [items.items[n].text for n in items.matches(pattern)]
+
+    assert found("abc") == ["xaxbxc"]
+    assert found("a") == ["aaa bbb aaa", "xaxbxc", "cba", "a"]
+    assert found(None) == ["aaa bbb aaa", "xaxbxc", "cba", "a"]
+    assert found("q") == []
+
+
+def test_open_items_are_searched_by_the_names_the_outline_shows() -> None:
+    text = "- [ ] fix `parse()` in *scan*\n- [ ] see [docs](u.md)\n"
+    items = OpenItems(parse(text, StateRegistry.default()))
+    assert list(items.matches(fuzzy_pattern("parse() in scan"))) == [0]
+    assert list(items.matches(fuzzy_pattern("u.md"))) == []  # a link's address is not shown
