@@ -17,7 +17,6 @@ import json
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -102,5 +101,5 @@ def test_toggles_never_undo_an_agent_write(tmp_path: Path, mode: str) -> None:
     report = json.loads(out)
     print(json.dumps({"mode": mode, **report, **counts}))
     assert report["writes"] > 200, report  # the agent really raced
-    assert counts["applied"] > 20, counts  # and so did the toggles
+    assert counts["applied"] >= 10, counts  # and so did the toggles
     assert report["lost"] == [], f"{len(report['lost'])} agent writes undone: {report}"
