@@ -261,3 +261,29 @@ async def test_a_removed_state_folder_is_told_once_and_reopened(
     assert await symbols(editor, "PLAN.md") == ["Plan"]
     told = editor.take_messages(types.MessageType.Warning)
     assert len(told) == 1 and "removed" in told[0], told
+
+
+def chattr(flag: str, *paths: Path) -> bool:
+    """`chattr FLAG` on `paths` (immutable: a read-only store even for root); False where the
+    file system or the user cannot."""
+    done = subprocess.run(["chattr", flag, *map(str, paths)], capture_output=True)
+    return done.returncode == 0
+
+
+async def test_a_read_only_store_is_told_once_and_the_editor_keeps_working(
+    tmp_path: Path, project: Path, editor: lsp.Editor
+) -> None:
+    state = tmp_path / "state"
+    # Never -shm: SQLite maps it, and a mapping of an immutable file faults (SIGBUS).
+    files = [p for p in (state / DB_NAME, state / f"{DB_NAME}-wal") if p.exists()]
+    editor.take_messages()
+    if os.geteuid() != 0 or not chattr("+i", *files):
+        pytest.fail("this test needs root and a file system with chattr +i (the CI container)")
+    try:
+        await until(lambda: bool(warnings(editor)), "the message about the read-only store")
+        assert await symbols(editor, "PLAN.md") == ["Plan"]
+        await asyncio.sleep(3 * 2.0)  # more checks: still one message
+        told = editor.take_messages(types.MessageType.Warning)
+        assert len(told) == 1 and "read-only" in told[0], told
+    finally:
+        chattr("-i", *files)
