@@ -128,42 +128,17 @@ def write_markers(
 
 
 def _replace(real: str, data: bytes, before: DiskText) -> WriteResult:
-    """Write `data` next to `real` and rename it over `real` if the file is still `before`."""
-    directory = os.path.dirname(real)
-    st = os.stat(real)
-    import tempfile  # here: it pulls in shutil and the compressors, which reads never need
+    """Install `data` at `real` if the file is still `before`, never undoing a write another
+    process makes meanwhile (compare-and-swap: `todo_ls.file_swap`)."""
+    from todo_ls import file_swap
 
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(real)}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, st.st_mode & 0o7777)
-        if hasattr(os, "chown") and (st.st_uid, st.st_gid) != _owner(tmp):
-            # Only root can give the file back to its owner; others keep their own.
-            with contextlib.suppress(PermissionError):
-                os.chown(tmp, st.st_uid, st.st_gid)
-        now = os.stat(real)
-        if (now.st_mtime_ns, now.st_size, now.st_ino) != (
-            before.mtime_ns,
-            before.size,
-            before.inode,
-        ):
-            os.unlink(tmp)
-            return WriteResult(False, f"{real}: changed on disk while writing; not written")
-        os.replace(tmp, real)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
-    _fsync_dir(directory)
-    return WriteResult(True)
-
-
-def _owner(path: str) -> tuple[int, int]:
-    st = os.stat(path)
-    return st.st_uid, st.st_gid
+    old = (BOM if before.bom else b"") + before.text.encode("utf-8")
+    result = file_swap.swap(
+        real, data, file_swap.Before(old, before.inode, before.size, before.mtime_ns)
+    )
+    if result.applied:
+        _fsync_dir(os.path.dirname(real))
+    return WriteResult(result.applied, result.reason)
 
 
 def _fsync_dir(directory: str) -> None:

@@ -211,3 +211,79 @@ async def test_with_the_store_locked_the_server_answers_at_once_and_loses_nothin
     paused = await editor.command("todoLs.pause", {"sessionID": "s1"})
     assert paused == {"sessions": [{"id": "s1", "state": "paused"}]}
     assert editor.take_messages() == []
+
+
+GARBAGE = b"this is not a database, it was overwritten " * 200
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def is_database(path: Path) -> bool:
+    with path.open("rb") as f:
+        return f.read(16) == SQLITE_HEADER
+
+
+async def test_a_store_overwritten_with_garbage_is_told_once_and_rebuilt(
+    tmp_path: Path, project: Path, editor: lsp.Editor
+) -> None:
+    state = tmp_path / "state"
+    db = state / DB_NAME
+    editor.take_messages()
+    with db.open("r+b") as f:  # in place, as a stray tool would
+        f.write(GARBAGE)
+    paused = await editor.command("todoLs.pause", {"sessionID": "s1"})
+    # Never an internal error: either a reason, or done in the rebuilt store.
+    assert "reason" in paused or paused["sessions"] == [{"id": "s1", "state": "paused"}], paused
+    await until(lambda: bool(warnings(editor)), "the message about the damaged store")
+    assert await symbols(editor, "PLAN.md") == ["Plan"]
+    await until(lambda: is_database(db), "the rebuilt store")
+    # Rebuilt: the session the damage took is back with its next hook run, and pausing it
+    # works again and lands in the file other processes read.
+    run_hook(project, state, "UserPromptSubmit", prompt="again")
+    paused = await editor.command("todoLs.pause", {"sessionID": "s1"})
+    assert paused == {"sessions": [{"id": "s1", "state": "paused"}]}, paused
+    told = editor.take_messages(types.MessageType.Warning)
+    assert len(told) == 1 and "damaged" in told[0], told
+    assert list(state.glob(f"{DB_NAME}.corrupt-*")), "the damaged file is kept aside"
+
+
+async def test_a_removed_state_folder_is_told_once_and_reopened(
+    tmp_path: Path, project: Path, editor: lsp.Editor
+) -> None:
+    state = tmp_path / "state"
+    editor.take_messages()
+    import shutil
+
+    shutil.rmtree(state)
+    await until(lambda: (state / DB_NAME).exists(), "the reopened store")
+    # A hook session written after the removal reaches the editor again.
+    run_hook(project, state, "UserPromptSubmit", prompt="again", session_id="s2")
+    await editor.wait_status(lambda s: any(x.id == "s2" for x in s.supervisor.sessions))
+    assert await symbols(editor, "PLAN.md") == ["Plan"]
+    told = editor.take_messages(types.MessageType.Warning)
+    assert len(told) == 1 and "removed" in told[0], told
+
+
+def chattr(flag: str, *paths: Path) -> bool:
+    """`chattr FLAG` on `paths` (immutable: a read-only store even for root); False where the
+    file system or the user cannot."""
+    done = subprocess.run(["chattr", flag, *map(str, paths)], capture_output=True)
+    return done.returncode == 0
+
+
+async def test_a_read_only_store_is_told_once_and_the_editor_keeps_working(
+    tmp_path: Path, project: Path, editor: lsp.Editor
+) -> None:
+    state = tmp_path / "state"
+    # Never -shm: SQLite maps it, and a mapping of an immutable file faults (SIGBUS).
+    files = [p for p in (state / DB_NAME, state / f"{DB_NAME}-wal") if p.exists()]
+    editor.take_messages()
+    if os.geteuid() != 0 or not chattr("+i", *files):
+        pytest.fail("this test needs root and a file system with chattr +i (the CI container)")
+    try:
+        await until(lambda: bool(warnings(editor)), "the message about the read-only store")
+        assert await symbols(editor, "PLAN.md") == ["Plan"]
+        await asyncio.sleep(3 * 2.0)  # more checks: still one message
+        told = editor.take_messages(types.MessageType.Warning)
+        assert len(told) == 1 and "read-only" in told[0], told
+    finally:
+        chattr("-i", *files)

@@ -193,7 +193,9 @@ def _stop(call: _Call) -> HookAnswer | None:
     problem = path_problem(path) if path else None
     if problem is not None:
         call.log(f"ignoring transcript_path: it {problem}")
-    transcript = Transcript.open(Path(path)) if path and problem is None else None
+    transcript = None
+    if path and problem is None:
+        transcript = Transcript.open(Path(path), refused=lambda why: call.log(f"ignoring {why}"))
     seen = evidence(transcript, host) if transcript else Evidence(None, None)
     todos = _store_own_list(call, host.own_list(hook, env, transcript)) or []
     own = [host_lists.Entry(t["content"], t["status"], t.get("priority")) for t in todos]

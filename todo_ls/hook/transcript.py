@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
-from typing import Any, ClassVar, Literal, NamedTuple, Protocol, TypeVar
+from typing import Any, BinaryIO, ClassVar, Literal, NamedTuple, Protocol, TypeVar
 
 # What a transcript record is, as far as the work rule cares (None: none of these).
 LineKind = Literal["tool", "prompt", "nudge", "interrupt"]
@@ -55,10 +56,18 @@ class Transcript:
         self.start = start  # the file offset of `data`
 
     @classmethod
-    def open(cls, path: Path, tail: int = TAIL_BYTES) -> Transcript | None:
-        """The last `tail` bytes of `path`; None when it cannot be read."""
+    def open(
+        cls, path: Path, tail: int = TAIL_BYTES, refused: Callable[[str], None] | None = None
+    ) -> Transcript | None:
+        """The last `tail` bytes of `path`; None when it cannot be read. A FIFO, socket or
+        device is told to `refused` (a missing file or a folder is not: some hosts name
+        one)."""
         try:
             return cls(path, *_read_tail(path, tail))
+        except NotRegularFile as err:
+            if refused is not None:
+                refused(str(err))
+            return None
         except OSError:
             return None
 
@@ -135,8 +144,37 @@ def parse_line(line: bytes) -> Mapping[str, Any] | None:
     return record if isinstance(record, dict) else None
 
 
+class NotRegularFile(OSError):
+    """A path that names a FIFO, a socket or a device: never read (a FIFO would block)."""
+
+
+def open_regular(path: Path) -> BinaryIO:
+    """`path` opened for reading, refused (OSError) unless it is a regular file.
+
+    Opened without blocking and judged on the opened file itself: a plain open of a FIFO
+    waits for a writer forever, and a stat before the open could judge another file."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(f"{path}: is a directory")
+        if not stat.S_ISREG(mode):
+            raise NotRegularFile(f"{path}: not a regular file")
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def read_regular(path: Path, limit: int = TAIL_BYTES) -> bytes:
+    """At most `limit` bytes of the regular file `path` (OSError for a FIFO or a device)."""
+    with open_regular(path) as handle:
+        return handle.read(limit)
+
+
 def _read_tail(path: Path, size: int) -> tuple[bytes, int]:
-    with path.open("rb") as handle:
+    with open_regular(path) as handle:
         end = handle.seek(0, os.SEEK_END)
         start = max(0, end - size)
         handle.seek(start)

@@ -57,6 +57,8 @@ log = logging.getLogger(__name__)
 # waits for a store held by another process before trying again later. Its event loop never
 # waits more than the store's LOOP_LOCK_WAIT.
 SERVER_LOCK_WAIT = 1.0
+# How often the store's file is looked at for faults SQLite hides (removed, damaged, read-only).
+STORE_CHECK_S = 2.0
 
 SEVERITIES = {
     "error": types.DiagnosticSeverity.Error,
@@ -79,6 +81,7 @@ class TodoLanguageServer(LanguageServer):
         self.store: Store | None = None
         self._store_writes: SubscriptionWrites | None = None
         self._summary_writes: SummaryWrites | None = None
+        self._store_watch: asyncio.Task[None] | None = None
         self.supervision = SupervisorService(
             EditorHost(
                 self.configuration,
@@ -223,6 +226,8 @@ class TodoLanguageServer(LanguageServer):
         self._store_writes = SubscriptionWrites(store, self.from_any_thread(self.warn_once))
         self.workspace_index.set_store(self._store_writes)
         self._warm_start(store)
+        with contextlib.suppress(RuntimeError):  # no loop: a test driving the server object
+            self._store_watch = asyncio.get_running_loop().create_task(self._watch_store(store))
 
     def _warm_start(self, store: Store) -> None:
         """Hand the workspace index the persisted summaries of its folders' files, and the
@@ -255,8 +260,43 @@ class TodoLanguageServer(LanguageServer):
         subscribed = {path for _, path in self.workspace_index.all_subscribed()}
         writes.drop_if_missing(rows - subscribed)
 
+    async def _watch_store(self, store: Store) -> None:
+        """Look at the store's file every `STORE_CHECK_S` (off the event loop: it reads the
+        file) and act on what happened to it behind SQLite's back (docs/store.md, "A store
+        that breaks while open"): removed or replaced → reopened, damaged → moved aside and
+        rebuilt, read-only → said. Each is told once; the editor features never wait on it."""
+        while True:
+            await asyncio.sleep(STORE_CHECK_S)
+            try:
+                fault = await asyncio.to_thread(store.fault)
+                if fault is None:
+                    continue
+                if fault == "read-only":
+                    self.warn_once(
+                        f"todo-ls: the state store {store.path} is read-only; pauses and "
+                        "subscription changes are not saved until it can be written again"
+                    )
+                    continue
+                await asyncio.to_thread(store.reopen, fault == "damaged")
+            except Exception as err:  # never lose the watch: look again next time
+                log.warning("state store check failed: %s", err)
+                continue
+            what = {
+                "damaged": "damaged (not an SQLite database); moved it aside and rebuilt it",
+                "removed": "removed; made a new one",
+                "replaced": "replaced by another file; opened that one",
+            }[fault]
+            self.warn_once(
+                f"todo-ls: the state store {store.path} was {what} (pauses and subscriptions "
+                "made by command before that are not in it)"
+            )
+            self.files_changed()
+
     def close_store(self) -> None:
         """Write what waits for the store, then close it (at shutdown, or for another one)."""
+        watch, self._store_watch = self._store_watch, None
+        if watch is not None:
+            watch.cancel()
         writes, self._store_writes = self._store_writes, None
         if writes is not None:
             writes.close()

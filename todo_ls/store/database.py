@@ -126,11 +126,14 @@ class Database:
         self._read_version: int | None = None
         # The event loop (of this thread) whose current turn already checked the version.
         self._checked = thread_local()
+        self._identity: tuple[int, int] | None = None  # (device, inode) of the open file
+        self._fd: int | None = None
         try:
             self._open_file()
         except (OSError, sqlite3.Error) as err:
             if self._conn is not None:
                 self._conn.close()
+            self._identity = None
             self._warn(
                 f"todo-ls state store {self.path} cannot be used ({err}); state is kept in "
                 "memory and not shared with other todo-ls processes"
@@ -177,6 +180,74 @@ class Database:
             # Only a file missing steps takes the write lock: reading a current file never waits
             # for another process's write transaction (WAL), so opening does not either.
             if version < schema.SCHEMA_VERSION:
+                self._migrate()
+            # Kept open for `fault`: closing any descriptor of the file would drop the POSIX
+            # locks SQLite holds on it in this process, so the file is never opened anew.
+            self._fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+            st = os.fstat(self._fd)
+            self._identity = (st.st_dev, st.st_ino)
+
+    # faults while running (docs/store.md, "A store that breaks while open")
+
+    def fault(self) -> str | None:
+        """What happened to the file under the open connection, seen from outside SQLite
+        (whose page cache and WAL hide it within one process): "removed", "replaced",
+        "damaged" (no SQLite header) or "read-only"; None when nothing is wrong or the store
+        is in memory. Reads the file's first bytes: call it off the event loop."""
+        if self._identity is None:
+            return None
+        try:
+            st = os.stat(self.path)
+        except FileNotFoundError:
+            return "removed"
+        except OSError:
+            return "removed"
+        if (st.st_dev, st.st_ino) != self._identity:
+            return "replaced"
+        if self._fd is None or os.pread(self._fd, len(SQLITE_HEADER), 0) != SQLITE_HEADER:
+            return "damaged"
+        for name in (str(self.path), f"{self.path}-wal"):
+            # access(): no descriptor opened (see `_fd`); it says EPERM for `chattr +i`, EROFS
+            # for a read-only mount, EACCES for a mode that refuses us.
+            if os.path.exists(name) and not os.access(name, os.W_OK):
+                return "read-only"
+        return None
+
+    def _close_fd(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)  # only once the connection is closed: see `_fd`
+            self._fd = None
+
+    def reopen(self, damaged: bool = False) -> None:
+        """Close the connection and open the file at `path` again: a removed store is created
+        afresh, a `damaged` one moved aside and rebuilt (`warning` says what happened)."""
+        with self._lock:
+            self.warning = None
+            if damaged:
+                # Aside before closing: the close checkpoints the WAL into the file, which
+                # would write a valid first page over the damage and hide it.
+                with contextlib.suppress(OSError), self._open_lock():
+                    self._move_aside("corrupt", "overwritten (not an SQLite database)")
+            if self._conn is not None:
+                with contextlib.suppress(sqlite3.Error):
+                    self._conn.close()
+            self._conn = None
+            self._identity = None
+            self._close_fd()
+            self._reads.clear()
+            self._read_version = None
+            try:
+                self._open_file()
+            except (OSError, sqlite3.Error) as err:
+                if self._conn is not None:
+                    with contextlib.suppress(sqlite3.Error):
+                        self._conn.close()
+                self._identity = None
+                self._warn(
+                    f"todo-ls state store {self.path} cannot be used ({err}); state is kept "
+                    "in memory and not shared with other todo-ls processes"
+                )
+                self._conn = self._connect(":memory:")
                 self._migrate()
 
     @contextlib.contextmanager
@@ -389,7 +460,13 @@ class Database:
 
     def close(self) -> None:
         """Close the connection (the WAL is checkpointed by the last one to close)."""
-        self._run(lambda conn: conn.close())
+        try:
+            self._run(lambda conn: conn.close())
+        finally:
+            self._close_fd()
+
+
+SQLITE_HEADER = b"SQLite format 3\x00"  # the first 16 bytes of every SQLite database
 
 
 def _try_flock(fd: int) -> None:

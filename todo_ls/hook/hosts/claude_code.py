@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from todo_ls.hook.hosts.base import HookHost, InstallEvent, home, texts
-from todo_ls.hook.transcript import LineKind, mentions_nudge
+from todo_ls.hook.transcript import LineKind, mentions_nudge, read_regular
 from todo_ls.todos.host_lists import Todo, normalize, todowrite_list
 
 if TYPE_CHECKING:
@@ -105,7 +105,7 @@ def claude_tasks(directory: Path) -> list[Todo] | None:
     entries: list[tuple[tuple[int, str], Mapping[str, Any]]] = []
     for name in names[:MAX_TASK_FILES]:
         try:
-            data = json.loads((directory / name).read_text(encoding="utf-8"))
+            data = json.loads(read_regular(directory / name))
         except (OSError, ValueError):
             continue  # being rewritten right now, or not a task: the next read sees it
         if isinstance(data, Mapping):

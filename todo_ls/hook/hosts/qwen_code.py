@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from todo_ls.hook.hosts.base import HookHost, InstallEvent, home, texts
-from todo_ls.hook.transcript import LineKind, mentions_nudge
+from todo_ls.hook.transcript import LineKind, mentions_nudge, read_regular
 from todo_ls.todos.host_lists import Todo, normalize, todowrite_list
 
 if TYPE_CHECKING:
@@ -98,7 +98,7 @@ class QwenCode(HookHost):
 def qwen_todos(path: Path) -> list[Todo] | None:
     """The list in a Qwen Code todo file; None when there is none (or it is being written)."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_regular(path))
     except (OSError, ValueError):
         return None
     todos = data.get("todos") if isinstance(data, Mapping) else None
