@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from todo_ls.checklist import Checklist, StateRegistry, parse
 from todo_ls.checklist.folding import Fold, closed_runs, folding_ranges
-from todo_ls.checklist.fuzzy import OpenItems, fuzzy_match, fuzzy_pattern
+from todo_ls.checklist.fuzzy import OpenItems, fuzzy_match, fuzzy_pattern, open_task_items
 from todo_ls.checklist.lines import split_lines
 from todo_ls.checklist.symbols import Symbol, document_symbols
 
@@ -147,13 +147,16 @@ def test_fuzzy_match_every_character_in_order_ignoring_case() -> None:
 
 def test_open_items_search_finds_each_matching_open_item_once() -> None:
     text = "- [ ] aaa bbb aaa\n- [x] abc closed\n- [/] xaxbxc\n- [ ] cba\n- [?] a\n  b c\n"
-    items = OpenItems(parse(text, StateRegistry.default()))
-    assert [i.text for i in items.search(fuzzy_pattern("abc"))] == ["xaxbxc"]
-    assert [i.text for i in items.search(fuzzy_pattern("a"))] == [
-        "aaa bbb aaa",
-        "xaxbxc",
-        "cba",
-        "a",
-    ]
-    assert [i.text for i in items.search(None)] == ["aaa bbb aaa", "xaxbxc", "cba", "a"]
-    assert list(items.search(fuzzy_pattern("q"))) == []
+    parsed = parse(text, StateRegistry.default())
+    items = OpenItems(parsed)
+    # The index keeps no items: its indices are those of `open_task_items` of the same parse.
+    found = open_task_items(parsed)
+    assert items.count == len(found) == 4
+
+    def search(query: str) -> list[str]:
+        return [found[n].text for n in items.matches(fuzzy_pattern(query))]
+
+    assert search("abc") == ["xaxbxc"]
+    assert search("a") == ["aaa bbb aaa", "xaxbxc", "cba", "a"]
+    assert search("") == ["aaa bbb aaa", "xaxbxc", "cba", "a"]
+    assert search("q") == []
