@@ -324,9 +324,11 @@ class WorkspaceIndex:
         store: SubscriptionStore | None = None,
         *,
         warn: Callable[[str], None] | None = None,
+        parse_bytes: int = CLOSED_PARSE_BYTES,
     ) -> None:
         """`warn` gets one line, once, per subscription a project file named outside its
-        folder and per unusable stored subscription (default: the log)."""
+        folder and per unusable stored subscription (default: the log). `parse_bytes`
+        bounds the closed files' parses kept (`ParseCache`)."""
         self._store = store
         self._warn = warn or log.warning
         self._folders: list[Folder] = []
@@ -338,7 +340,7 @@ class WorkspaceIndex:
         self._warned: set[str] = set()  # said once: globs are expanded again and again
         self._registry = StateRegistry.default()
         self._open: dict[Path, _OpenDoc] = {}
-        self._cache = ParseCache()
+        self._cache = ParseCache(parse_bytes)
         self._epoch = 0  # bumped when every parse is dropped (a new registry parses anew)
         # Counts per folder key, kept by each file's delta; None = rebuild on next use (the
         # subscription set changed). `_owner` names the folder counting each subscribed file
