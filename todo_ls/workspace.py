@@ -12,7 +12,10 @@ the parsed state of any subscribed file.
   any file.
 - A file's parse is cached; before each use the cache re-checks size and mtime of an unopened
   file, so a file the agent edited on disk is never stale. The editor's text wins while the
-  file is open in the editor.
+  file is open in the editor. Only the open documents' parses are always kept; closed files'
+  parses are kept least recently used first out within `CLOSED_PARSE_BYTES` (`ParseCache`),
+  and every other file is known by its summary alone (`_known`) until a request needs its
+  items, which reads and parses it again (docs/performance.md, "Memory").
 - The command-made part of the subscriptions lives in the store when there is one; without it
   (or when it fails) it is kept in memory for the session.
 - Counting a file needs its summary only: a file not open, not parsed yet and whose size and
@@ -24,8 +27,11 @@ from __future__ import annotations
 
 import bisect
 import functools
+import itertools
 import logging
 import os
+import sys
+from collections import OrderedDict
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -55,6 +61,20 @@ from todo_ls.workspace_counts import FileSummary, FolderCounts
 log = logging.getLogger(__name__)
 
 _EMPTY = Checklist(items=(), headings=(), plain_items=())
+
+# What the parses of closed files may hold, in (estimated) bytes: a 50-item note's parse costs
+# ~14 KB, so this keeps a few thousand of them; past it a request re-reads the file (a parse of
+# such a note is ~0.3 ms). 20,000 kept parses were 275 MB (docs/performance.md, "Memory").
+CLOSED_PARSE_BYTES = 32 * 2**20
+
+# Per item and per heading of a parse, beside its text: the item object, its strings, the
+# plain-text views (measured with tracemalloc on bench/corpus.py notes).
+_ITEM_BYTES = 200
+_HEADING_BYTES = 250
+_STATE_BYTES = 600
+
+# Tokens of open documents' parses: unique, so no later parse is taken for them.
+_open_tokens = itertools.count(1)
 
 
 class SubscriptionStore(Protocol):
@@ -183,6 +203,10 @@ class FileState:
         self.missing = missing
         self.error = error  # why the file could not be read (too large, not UTF-8, ...)
         self.stamp = stamp  # (mtime_ns, size) of the disk text parsed
+        # Equal for two parses of the same text by the same index (what is derived from a
+        # parse, such as the symbol index's entries, stays valid across a re-read): the
+        # disk stamp, or a fresh number for an editor's text. The index adds its epoch.
+        self.token: object = stamp if version is None else -next(_open_tokens)
         if lines is not None:  # already split by the caller: fills the cached property
             self.__dict__["lines"] = lines
 
@@ -193,6 +217,15 @@ class FileState:
     @cached_property
     def lines(self) -> list[str]:
         return split_lines(self.text)
+
+    def cost(self) -> int:
+        """Estimated bytes this parse holds (`ParseCache`'s measure)."""
+        found = _STATE_BYTES + sys.getsizeof(self.text)
+        found += _ITEM_BYTES * len(self.checklist.items)
+        found += _HEADING_BYTES * len(self.checklist.headings)
+        if "lines" in self.__dict__:
+            found += sum(map(sys.getsizeof, self.__dict__["lines"]))
+        return found
 
     @cached_property
     def progress(self) -> Progress:
@@ -206,6 +239,61 @@ class FileState:
     def open_items(self, rel_path: str) -> list[FileItem]:
         """The open items as `path:line` references."""
         return [i for i in checklist.file_items(self.checklist, rel_path) if i.state in OPEN_STATES]
+
+
+class ParseCache:
+    """Parses by path: open documents' always, closed files' within `limit` estimated bytes,
+    the least recently used dropped first (the last one put is kept whatever its size)."""
+
+    def __init__(self, limit: int = CLOSED_PARSE_BYTES) -> None:
+        self.limit = limit
+        self.bytes = 0  # held by the closed files' parses
+        self._open: dict[Path, FileState] = {}
+        self._closed: OrderedDict[Path, tuple[FileState, int]] = OrderedDict()
+
+    def get(self, path: Path) -> FileState | None:
+        """The parse of `path` (now the most recently used), None when not kept."""
+        found = self._open.get(path)
+        if found is not None:
+            return found
+        entry = self._closed.get(path)
+        if entry is None:
+            return None
+        self._closed.move_to_end(path)
+        return entry[0]
+
+    def put(self, path: Path, state: FileState) -> None:
+        """Keep `state` as the parse of `path`, dropping the oldest closed ones past `limit`."""
+        if self.get(path) is state:
+            return
+        self.pop(path)
+        if state.is_open:
+            self._open[path] = state
+            return
+        cost = state.cost()
+        self._closed[path] = (state, cost)
+        self.bytes += cost
+        while self.bytes > self.limit and len(self._closed) > 1:
+            _, (_, dropped) = self._closed.popitem(last=False)
+            self.bytes -= dropped
+
+    def pop(self, path: Path) -> None:
+        """Drop the parse of `path`."""
+        if self._open.pop(path, None) is None:
+            entry = self._closed.pop(path, None)
+            if entry is not None:
+                self.bytes -= entry[1]
+
+    def clear(self) -> None:
+        self._open.clear()
+        self._closed.clear()
+        self.bytes = 0
+
+    def __contains__(self, path: object) -> bool:
+        return path in self._open or path in self._closed
+
+    def __len__(self) -> int:
+        return len(self._open) + len(self._closed)
 
 
 @dataclass
@@ -236,9 +324,11 @@ class WorkspaceIndex:
         store: SubscriptionStore | None = None,
         *,
         warn: Callable[[str], None] | None = None,
+        parse_bytes: int = CLOSED_PARSE_BYTES,
     ) -> None:
         """`warn` gets one line, once, per subscription a project file named outside its
-        folder and per unusable stored subscription (default: the log)."""
+        folder and per unusable stored subscription (default: the log). `parse_bytes`
+        bounds the closed files' parses kept (`ParseCache`)."""
         self._store = store
         self._warn = warn or log.warning
         self._folders: list[Folder] = []
@@ -250,7 +340,8 @@ class WorkspaceIndex:
         self._warned: set[str] = set()  # said once: globs are expanded again and again
         self._registry = StateRegistry.default()
         self._open: dict[Path, _OpenDoc] = {}
-        self._cache: dict[Path, FileState] = {}
+        self._cache = ParseCache(parse_bytes)
+        self._epoch = 0  # bumped when every parse is dropped (a new registry parses anew)
         # Counts per folder key, kept by each file's delta; None = rebuild on next use (the
         # subscription set changed). `_owner` names the folder counting each subscribed file
         # (the first that holds it), `_dirty` the files to read again before the next count.
@@ -335,7 +426,7 @@ class WorkspaceIndex:
 
     def forget(self, path: Path) -> None:
         """Drop the cached parse of `path` (it is read again before the next count)."""
-        self._cache.pop(path, None)
+        self._cache.pop(path)
         self._dirty.add(path)
 
     def warm(self, known: Mapping[Path, Known], sink: SummarySink | None) -> None:
@@ -369,7 +460,27 @@ class WorkspaceIndex:
 
     def clear_cache(self) -> None:
         self._cache.clear()
+        self._epoch += 1
         self._counts = None
+
+    @property
+    def parse_cache(self) -> ParseCache:
+        """The parses kept (open documents' and a bounded number of closed files')."""
+        return self._cache
+
+    def token(self, path: Path) -> object | None:
+        """What identifies the parse of `path` the counts hold, without reading the file (a
+        closed file's parse may have been dropped): equal to `token_of` that parse or of a
+        re-read of the same text; None when the index holds nothing of it."""
+        cached = self._cache.get(path)
+        if cached is not None:
+            return self.token_of(cached)
+        known = self._known.get(path)
+        return (self._epoch, known.stamp) if known is not None and path in self._owner else None
+
+    def token_of(self, state: FileState) -> object:
+        """The token of a parse this index made (see `token`)."""
+        return (self._epoch, state.token)
 
     # --- open documents ------------------------------------------------------------------
 
@@ -672,7 +783,7 @@ class WorkspaceIndex:
             state = FileState(path, doc.uri, doc.text, parsed, version=doc.version, lines=lines)
         else:
             state = self._disk_state(path, cached)
-        self._cache[path] = state
+        self._cache.put(path, state)
         self._dirty.discard(path)
         if state is not cached and self._counts is not None:
             self._count(path, state)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from todo_ls.checklist import Checklist, StateRegistry, parse
 from todo_ls.checklist.folding import Fold, closed_runs, folding_ranges
-from todo_ls.checklist.fuzzy import OpenItems, fuzzy_match, fuzzy_pattern
+from todo_ls.checklist.fuzzy import OpenItems, fuzzy_match, fuzzy_pattern, open_task_items
 from todo_ls.checklist.lines import split_lines
 from todo_ls.checklist.symbols import Symbol, document_symbols
 
@@ -147,16 +147,20 @@ def test_fuzzy_match_every_character_in_order_ignoring_case() -> None:
 
 def test_open_items_search_finds_each_matching_open_item_once() -> None:
     text = "- [ ] aaa bbb aaa\n- [x] abc closed\n- [/] xaxbxc\n- [ ] cba\n- [?] a\n  b c\n"
-    items = OpenItems(parse(text, StateRegistry.default()))
+    parsed = parse(text, StateRegistry.default())
+    items = OpenItems(parsed)
+    # The index keeps no items: its indices are those of `open_task_items` of the same parse.
+    found = open_task_items(parsed)
+    assert items.count == len(found) == 4
 
-    def found(query: str | None) -> list[str]:
+    def search(query: str | None) -> list[str]:
         pattern = fuzzy_pattern(query) if query is not None else None
-        return [items.items[n].text for n in items.matches(pattern)]
+        return [found[n].text for n in items.matches(pattern)]
 
-    assert found("abc") == ["xaxbxc"]
-    assert found("a") == ["aaa bbb aaa", "xaxbxc", "cba", "a"]
-    assert found(None) == ["aaa bbb aaa", "xaxbxc", "cba", "a"]
-    assert found("q") == []
+    assert search("abc") == ["xaxbxc"]
+    assert search("a") == ["aaa bbb aaa", "xaxbxc", "cba", "a"]
+    assert search(None) == ["aaa bbb aaa", "xaxbxc", "cba", "a"]
+    assert search("q") == []
 
 
 def test_open_items_are_searched_by_the_names_the_outline_shows() -> None:

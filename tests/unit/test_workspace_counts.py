@@ -14,7 +14,7 @@ import pytest
 from todo_ls import checklist
 from todo_ls.checklist import Progress, StateRegistry
 from todo_ls.disk_scan import DiskScanner, plan_of
-from todo_ls.workspace import Folder, WorkspaceIndex
+from todo_ls.workspace import CLOSED_PARSE_BYTES, Folder, WorkspaceIndex
 from todo_ls.workspace_counts import FileSummary, FolderCounts, page_by_path
 
 LINES = [
@@ -72,9 +72,13 @@ def _rescan(index: WorkspaceIndex, root: Path, scanner: DiskScanner) -> DiskScan
 _MTIME = iter(range(1_700_000_000_000_000_000, 1_800_000_000_000_000_000, 1_000_000_007))
 
 
+# 0: no closed file's parse kept but the last, each re-read (docs/performance.md, "Memory").
+@pytest.mark.parametrize("parse_bytes", [CLOSED_PARSE_BYTES, 0])
 @pytest.mark.parametrize("told", ["invalidate", "events", "rescan"])
 @pytest.mark.parametrize("seed", range(8))
-def test_counts_by_delta_equal_a_fresh_parse(tmp_path: Path, seed: int, told: str) -> None:
+def test_counts_by_delta_equal_a_fresh_parse(
+    tmp_path: Path, seed: int, told: str, parse_bytes: int
+) -> None:
     rng = random.Random(seed)
     root = tmp_path / "proj"
     (root / "docs").mkdir(parents=True)
@@ -82,7 +86,7 @@ def test_counts_by_delta_equal_a_fresh_parse(tmp_path: Path, seed: int, told: st
     names = [root / "docs" / f"f{n}.md" for n in range(8)] + [root / "extra.md"]
     for path in names[:4]:
         path.write_text(_text(rng))
-    index = WorkspaceIndex()
+    index = WorkspaceIndex(parse_bytes=parse_bytes)
     index.set_folders([folder])
     index.configure(["docs/*.md"], StateRegistry.default())
     editor: dict[Path, str] = {}  # the editor's text of its open documents

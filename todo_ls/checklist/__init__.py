@@ -42,7 +42,7 @@ if TYPE_CHECKING:
         item_folds,
         one_per_line,
     )
-    from todo_ls.checklist.fuzzy import OpenItems, fuzzy_match, fuzzy_pattern
+    from todo_ls.checklist.fuzzy import OpenItems, fuzzy_match, fuzzy_pattern, open_task_items
     from todo_ls.checklist.incremental import reparse
     from todo_ls.checklist.inline_text import plain_text, plain_texts
     from todo_ls.checklist.parse import parse
@@ -84,7 +84,7 @@ _ENGINE = {
         "item_folds",
         "one_per_line",
     ),
-    "todo_ls.checklist.fuzzy": ("OpenItems", "fuzzy_match", "fuzzy_pattern"),
+    "todo_ls.checklist.fuzzy": ("OpenItems", "fuzzy_match", "fuzzy_pattern", "open_task_items"),
     "todo_ls.checklist.incremental": ("reparse",),
     "todo_ls.checklist.inline_text": ("plain_text", "plain_texts"),
     "todo_ls.checklist.parse": ("parse",),
@@ -158,6 +158,7 @@ __all__ = [
     "locate_item",
     "node_symbol",
     "one_per_line",
+    "open_task_items",
     "parse",
     "plain_text",
     "plain_texts",

@@ -38,13 +38,21 @@ def fuzzy_match(query: str, text: str) -> bool:
     return pattern is None or pattern.search(text.lower().replace("\n", " ")) is not None
 
 
+def open_task_items(checklist: Checklist) -> list[TaskItem]:
+    """The open items of `checklist`, in document order (what `OpenItems` indexes)."""
+    return [i for i in checklist.items if i.state in OPEN_STATES]
+
+
 class OpenItems:
     """The open items of one parsed document, searchable by `fuzzy_pattern` on their names as
     the outline shows them (checklist.inline_text: "fix `parse()`" is found by "fix parse")."""
 
     def __init__(self, checklist: Checklist) -> None:
-        self.items: list[TaskItem] = [i for i in checklist.items if i.state in OPEN_STATES]
-        texts = plain_texts([i.text for i in self.items])
+        # Not the items themselves: a workspace keeps this of files whose parse it dropped
+        # (`open_task_items` of a parse of the same text gives them back, in this order).
+        items = open_task_items(checklist)
+        self.count = len(items)
+        texts = plain_texts([i.text for i in items])
         self._text = "\n".join(texts).lower()
         # An array, not a list of ints: a workspace keeps one per file.
         self._starts = array("l")
@@ -57,7 +65,7 @@ class OpenItems:
         """The indices (in `items`) of the open items that match, in document order (all of
         them for None)."""
         if pattern is None:
-            yield from range(len(self.items))
+            yield from range(self.count)
             return
         text, starts, at = self._text, self._starts, 0
         while True:

@@ -6,15 +6,20 @@ Answered from an index, not from the disk: each parsed file's searchable items a
 long as that parse is the one the workspace counts (the parse the counts' change deltas were
 taken from, docs/performance.md "Scale"), so an item the agent ticked on disk is gone from the
 next answer once the server has heard of the change (a watched-file event or the poll), as it
-is from the status. A query reads no file and stats none: it searches each file's one
-lower-cased text of names in C and encodes only the entries it returns, each once per parse.
+is from the status. The index is compact (one lower-cased text of names per file, no parse):
+the workspace keeps only some closed files' parses. A query searches each file's text in C
+and encodes only the entries it returns, each once per parse; it reads no file nor stats one,
+but for encoding a file's first entries when the workspace dropped its parse (re-read as
+`WorkspaceIndex.state` does, checked against the stamp the entry was built from).
 Each entry's `containerName` is `path › heading` (the path relative to its workspace folder);
 at most `LIMIT` entries, in folder, file and document order.
 """
 
 from __future__ import annotations
 
+import re
 import weakref
+from collections.abc import Collection
 from json.encoder import encode_basestring_ascii
 from typing import TYPE_CHECKING
 
@@ -36,33 +41,40 @@ SEPARATOR = " › "
 
 class FileSymbols:
     """The open items of one parse of one file, searchable (checklist.OpenItems), and each
-    entry's JSON once it has been asked for."""
+    entry's JSON once it has been asked for. Compact: neither the parse nor its items (the
+    workspace may drop a closed file's parse, docs/performance.md "Memory"); `token` names
+    the parse it was built from (`WorkspaceIndex.token`), so a re-read of the same text
+    encodes its entries."""
 
-    __slots__ = ("container", "encoded", "encoding", "folder", "open_items")
+    __slots__ = ("container", "encoded", "encoding", "folder", "open_items", "token")
 
-    def __init__(self, state: FileState, folder: Folder) -> None:
-        # Not the state (it is this entry's weak key), nor its lines: a file read from disk
-        # splits them only when one of its entries is encoded.
+    def __init__(self, state: FileState, folder: Folder, token: object) -> None:
         self.open_items = checklist.OpenItems(state.checklist)
         self.folder = folder.key
         self.container = folder.relative(state.path)
+        self.token = token
         self.encoding: Encoding | None = None
         self.encoded: list[str | None] = []
 
-    def entry(self, n: int, state: FileState, headings: list[str], encoding: Encoding) -> str:
-        """Item `n` as a `SymbolInformation` (JSON), encoded once per parse and encoding."""
+    def cached(self, n: int, encoding: Encoding) -> str | None:
+        """Item `n`'s entry when it was encoded already (no parse needed)."""
+        return self.encoded[n] if encoding is self.encoding else None
+
+    def entry(self, n: int, state: FileState, parsed: _Parsed, encoding: Encoding) -> str:
+        """Item `n` as a `SymbolInformation` (JSON), encoded once per parse and encoding;
+        `state` is a parse of the text this was built from."""
         if encoding is not self.encoding:
             self.encoding = encoding
-            self.encoded = [None] * len(self.open_items.items)
+            self.encoded = [None] * self.open_items.count
         found = self.encoded[n]
         if found is None:
-            item = self.open_items.items[n]
+            item = parsed.items[n]
             lines = state.lines
             line = lines[item.line] if item.line < len(lines) else ""
             start, end = checklist.text_span(line, item.text, item.marker_col + 2)
             if not line.isascii():
                 start, end = encoding.column(line, start), encoding.column(line, end)
-            heading = headings[item.heading] if item.heading is not None else ""
+            heading = parsed.headings[item.heading] if item.heading is not None else ""
             container = self.container + SEPARATOR + heading if heading else self.container
             found = self.encoded[n] = (
                 f'{{"name":{encode_basestring_ascii(checklist.symbol_name(item.text))},'
@@ -74,23 +86,51 @@ class FileSymbols:
         return found
 
 
-# The index: each parse's searchable items, for as long as that parse is in use (the workspace
-# keeps one parse per subscribed file; a changed file's new parse replaces it).
-_files: weakref.WeakKeyDictionary[FileState, FileSymbols] = weakref.WeakKeyDictionary()
+class _Parsed:
+    """What encoding entries needs of one parse: its open items and its headings' names."""
+
+    __slots__ = ("headings", "items")
+
+    def __init__(self, state: FileState) -> None:
+        self.items = checklist.open_task_items(state.checklist)
+        self.headings = headings_of(state)
+
+
+# The index, per workspace index: each subscribed file's searchable items, built from the parse
+# the counts hold (a changed file's new parse replaces its entry).
+_indexes: weakref.WeakKeyDictionary[WorkspaceIndex, dict[Path, FileSymbols]] = (
+    weakref.WeakKeyDictionary()
+)
 _headings: weakref.WeakKeyDictionary[FileState, list[str]] = weakref.WeakKeyDictionary()
 
 
-def _current(index: WorkspaceIndex, path: Path) -> FileState:
+def _fresh(index: WorkspaceIndex, path: Path) -> FileState:
     # The parse the counts hold (no stat: the index heard of every change); a file it has
-    # not parsed yet is read once.
+    # not parsed yet, or whose parse it dropped, is read.
     return index.last_parsed(path) or index.state(path)
 
 
-def symbols_of(state: FileState, folder: Folder) -> FileSymbols:
-    """The searchable items of `state` (a file of `folder`), built on first use."""
-    found = _files.get(state)
-    if found is None or found.folder != folder.key:
-        found = _files[state] = FileSymbols(state, folder)
+def _entries(index: WorkspaceIndex) -> dict[Path, FileSymbols]:
+    found = _indexes.get(index)
+    if found is None:
+        found = _indexes[index] = {}
+    return found
+
+
+def symbols_of(index: WorkspaceIndex, path: Path, folder: Folder) -> FileSymbols | None:
+    """The searchable items of `path` (a file of `folder`) as the counts hold it, built on
+    first use and after each change; None for a file without items."""
+    entries = _entries(index)
+    found = entries.get(path)
+    token = index.token(path)
+    current = found is not None and token is not None and found.token == token
+    if current and found is not None and found.folder == folder.key:
+        return found
+    state = _fresh(index, path)
+    if not state.checklist.items:
+        entries.pop(path, None)
+        return None
+    found = entries[path] = FileSymbols(state, folder, index.token_of(state))
     return found
 
 
@@ -103,6 +143,45 @@ def headings_of(state: FileState) -> list[str]:
     return found
 
 
+def _prune(index: WorkspaceIndex, counted: Collection[Path]) -> None:
+    """Drop the entries of files no longer subscribed (once they outnumber the rest)."""
+    entries = _entries(index)
+    if len(entries) > 2 * len(counted) + 64:
+        for path in [p for p in entries if p not in counted]:
+            del entries[path]
+
+
+def _file_entries(
+    index: WorkspaceIndex,
+    path: Path,
+    folder: Folder,
+    pattern: re.Pattern[str] | None,
+    encoding: Encoding,
+    room: int,
+) -> list[str]:
+    """At most `room` matching entries of one file, in document order."""
+    found = symbols_of(index, path, folder)
+    if found is None:
+        return []
+    out: list[str] = []
+    parsed: tuple[FileState, _Parsed] | None = None
+    for n in found.open_items.matches(pattern):
+        entry = found.cached(n, encoding)
+        if entry is None:
+            if parsed is None:
+                state = _fresh(index, path)  # a dropped parse is read again
+                if index.token_of(state) != found.token:
+                    # Changed on disk since, unheard of: the entries of what it holds now.
+                    _entries(index).pop(path, None)
+                    return _file_entries(index, path, folder, pattern, encoding, room)
+                parsed = (state, _Parsed(state))
+            entry = found.entry(n, parsed[0], parsed[1], encoding)
+        out.append(entry)
+        if len(out) >= room:
+            break
+    return out
+
+
 def workspace_symbols(
     index: WorkspaceIndex, encoding: Encoding, query: str, limit: int = LIMIT
 ) -> str:
@@ -110,18 +189,12 @@ def workspace_symbols(
     pattern = checklist.fuzzy_pattern(query)
     out: list[str] = []
     # In folder and file order, with the changes heard of since the last count applied.
-    for path, folder in index.counted().items():
-        state = _current(index, path)
-        if not state.checklist.items:
-            continue
-        found = symbols_of(state, folder)
-        headings: list[str] | None = None
-        for n in found.open_items.matches(pattern):
-            if headings is None:
-                headings = headings_of(state)
-            out.append(found.entry(n, state, headings, encoding))
-            if len(out) >= limit:
-                return "[" + ",".join(out) + "]"
+    counted = index.counted()
+    _prune(index, counted)
+    for path, folder in counted.items():
+        out += _file_entries(index, path, folder, pattern, encoding, limit - len(out))
+        if len(out) >= limit:
+            break
     return "[" + ",".join(out) + "]"
 
 
