@@ -222,14 +222,18 @@ def is_database(path: Path) -> bool:
         return f.read(16) == SQLITE_HEADER
 
 
-async def test_a_store_overwritten_with_garbage_is_told_once_and_rebuilt(
-    tmp_path: Path, project: Path, editor: lsp.Editor
+@pytest.mark.parametrize("damage", ["overwritten", "truncated"])
+async def test_a_damaged_store_is_told_once_and_rebuilt(
+    tmp_path: Path, project: Path, editor: lsp.Editor, damage: str
 ) -> None:
     state = tmp_path / "state"
     db = state / DB_NAME
     editor.take_messages()
-    with db.open("r+b") as f:  # in place, as a stray tool would
-        f.write(GARBAGE)
+    if damage == "truncated":
+        os.truncate(db, 0)  # a full disk's half-written copy, a `> state.db` by mistake
+    else:
+        with db.open("r+b") as f:  # in place, as a stray tool would
+            f.write(GARBAGE)
     paused = await editor.command("todoLs.pause", {"sessionID": "s1"})
     # Never an internal error: either a reason, or done in the rebuilt store.
     assert "reason" in paused or paused["sessions"] == [{"id": "s1", "state": "paused"}], paused
