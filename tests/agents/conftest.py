@@ -20,6 +20,7 @@ from support.agent_harness import (
 )
 from support.fake_agent_models import FakeGeminiAPI, FakeMessagesAPI, FakeResponsesAPI
 from support.reliability_support import StdioLanguageServer
+from support.stop_scenarios import WatchingServer
 
 
 @pytest.fixture
@@ -79,5 +80,13 @@ def conversation(agent: Agent) -> Iterator[Conversation]:
 def language_server(project: Project) -> Iterator[StdioLanguageServer]:
     """A todo-ls language server over stdio on the project, sharing the hooks' state folder."""
     server = project.language_server()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def watching_server(project: Project) -> Iterator[WatchingServer]:
+    """A language server beside the agent remembering every session entry it showed."""
+    server = WatchingServer(project)
     yield server
     server.stop()

@@ -10,17 +10,23 @@ from __future__ import annotations
 
 import json
 import shlex
-import sys
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
-from support.agent_harness import HELD, OPEN_LINES, VENV_BIN, AgentRun, Json, Project, wait_session
+from support.agent_harness import HELD, VENV_BIN, Project, wait_session
 from support.chat_agents import ChatAgent, CopilotCLI, Droid, QwenCode
 from support.fake_agent_models import FakeChatCompletionsAPI
-from support.fake_model import Reply, stall, text
-from support.lsp_harness import with_no_host
-from support.reliability_support import StdioLanguageServer, wait_until
+from support.fake_model import stall, text
+from support.reliability_support import StdioLanguageServer
+from support.stop_scenarios import (
+    SHOWN,
+    WatchingServer,
+    blocks_once_naming_each_then_stops,
+    busy,
+    capped_and_shown_paused,
+    finish,
+    text_only_answer_is_not_blocked_again,
+)
 
 pytestmark = [pytest.mark.agents, pytest.mark.timeout(240)]
 
@@ -29,7 +35,6 @@ AGENTS: dict[str, type[ChatAgent]] = {
     "copilot-cli": CopilotCLI,
     "droid": Droid,
 }
-SHOWN = 10.0  # seconds for a hook event to reach the status (the server polls the store)
 
 
 @pytest.fixture(params=sorted(AGENTS))
@@ -50,81 +55,14 @@ def copilot(project: Project) -> Iterator[CopilotCLI]:
         yield CopilotCLI(project, model)
 
 
-class WatchingServer(StdioLanguageServer):
-    """A language server beside the agent that remembers every session entry its status
-    showed: a print-mode run ends its session (`SessionEnd`) as it exits, and an ended
-    session leaves the editor's list."""
-
-    def __init__(self, project: Project) -> None:
-        self.shown: list[Json] = []
-        settings: Json = {"markdownFiles": ["PLAN.md"]}
-        command = [sys.executable, "-m", "todo_ls"]
-        super().__init__(command, project.env(), project.root, with_no_host(settings))
-
-    @property  # type: ignore[override]
-    def supervisor(self) -> dict[str, Any]:
-        return self._supervisor
-
-    @supervisor.setter
-    def supervisor(self, value: dict[str, Any]) -> None:
-        self._supervisor = value
-        self.shown += [dict(s) for s in value.get("sessions") or []]
-
-    def wait_shown(self, session_id: str, state: str, reason: str) -> Json:
-        """The first entry of the session shown in `state` with `reason`, waiting for it."""
-        found: list[Json] = []
-
-        def seen() -> bool:
-            found[:] = [
-                s
-                for s in self.shown
-                if s.get("id") == session_id
-                and s.get("state") == state
-                and s.get("pausedReason") == reason
-            ][:1]
-            return bool(found)
-
-        try:
-            wait_until(seen, SHOWN, f"{state} {reason}")
-        except AssertionError as exc:
-            raise AssertionError(f"{exc}; {session_id} was shown as: {self.shown}") from None
-        return found[0]
-
-
-@pytest.fixture
-def watching_server(project: Project) -> Iterator[WatchingServer]:
-    server = WatchingServer(project)
-    yield server
-    server.stop()
-
-
 def test_open_items_block_once_naming_each_and_the_ticked_plan_stops(chat_agent: ChatAgent) -> None:
     chat_agent.project.install(chat_agent.host)
-    # 1: ends the turn with the plan open → blocked; then ticks every box; then ends the turn.
-    ticks = chat_agent.tick()
-
-    finish(chat_agent, text("Done."), *ticks, text("All items are ticked."))
-
-    nudges = chat_agent.model.nudges()
-    assert len(nudges) == 1, f"expected one block, the model received {len(nudges)}: {nudges}"
-    first_line = nudges[0].split("\n", 1)[0]
-    assert first_line.startswith("todo-ls") and "nudge #1" in first_line, nudges[0]
-    for line in OPEN_LINES:
-        assert f"PLAN.md:{line}" in nudges[0], f"PLAN.md:{line} missing: {nudges[0]}"
-    assert "PLAN.md:4" not in nudges[0], "the nudge names the item that is done"
-    assert chat_agent.project.open_items() == 0
-    # After the tick the turn ended and the hook let the agent stop: no further request.
-    assert len(chat_agent.model.requests) == 2 + len(ticks)
+    blocks_once_naming_each_then_stops(chat_agent)
 
 
 def test_a_text_only_answer_is_not_blocked_again(chat_agent: ChatAgent) -> None:
     chat_agent.project.install(chat_agent.host)
-
-    finish(chat_agent, text("Done."), text("I need your input on the schema first."))
-
-    assert len(chat_agent.model.nudges()) == 1
-    assert len(chat_agent.model.requests) == 2, "the answer in words was blocked again"
-    assert chat_agent.project.open_items() == 2
+    text_only_answer_is_not_blocked_again(chat_agent)
 
 
 def test_work_without_ticking_is_capped_and_shows_paused_no_progress(
@@ -136,16 +74,7 @@ def test_work_without_ticking_is_capped_and_shows_paused_no_progress(
     # session paused before the agent exits (whether the host runs the two side by side or
     # one after the other).
     add_user_stop_hook(chat_agent, "sleep 1")
-
-    run = finish(chat_agent, *busy(chat_agent))
-
-    blocks = len(chat_agent.model.nudges())
-    assert blocks == 2, f"{blocks} blocks with maxNoProgressNudges = 2"
-    assert chat_agent.model.pending() > 0, "the agent was not let go while it still had work"
-    paused = watching_server.wait_shown(chat_agent.session_of(run), "paused", "no-progress")
-    assert paused.get("host") == chat_agent.host
-    assert paused.get("nudges") == blocks
-    assert paused.get("open") == 2
+    capped_and_shown_paused(chat_agent, watching_server, 2)
 
 
 def test_three_registrations_block_once(chat_agent: ChatAgent) -> None:
@@ -162,19 +91,6 @@ def test_three_registrations_block_once(chat_agent: ChatAgent) -> None:
     nudges = chat_agent.model.nudges()
     assert len(nudges) == 1, f"three registrations gave {len(nudges)} blocks: {nudges}"
     assert chat_agent.project.open_items() == 0
-
-
-def finish(agent: ChatAgent, *script: Reply) -> AgentRun:
-    """One prompt run with the model answering `script`, to a normal end."""
-    agent.model.script(*script)
-    run = agent.run()
-    assert agent.finished(run), f"{agent.host} did not end normally: {run.stderr[-2000:]}"
-    return run
-
-
-def busy(agent: ChatAgent) -> list[Reply]:
-    """A model that works (a command) and ends its turn, again and again, never ticking."""
-    return [agent.shell("ls"), text("Still working on it.")] * 8
 
 
 def add_user_stop_hook(agent: ChatAgent, command: str) -> None:

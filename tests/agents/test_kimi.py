@@ -14,12 +14,18 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from support.agent_harness import OPEN_LINES, Project
+from support.agent_harness import Project
 from support.fake_agent_models import FakeChatCompletionsAPI
 from support.fake_model import Reply, http_error, stall, text
 from support.kimi_agent import KimiCode
 from support.reliability_support import wait_until
-from test_chat_agent_hooks import WatchingServer, busy, finish
+from support.stop_scenarios import (
+    WatchingServer,
+    blocks_once_naming_each_then_stops,
+    busy,
+    finish,
+    text_only_answer_is_not_blocked_again,
+)
 
 from todo_ls.store import Store
 
@@ -32,13 +38,6 @@ def kimi(project: Project) -> Iterator[KimiCode]:
         yield KimiCode(project, model)
 
 
-@pytest.fixture
-def watching_server(project: Project) -> Iterator[WatchingServer]:
-    server = WatchingServer(project)
-    yield server
-    server.stop()
-
-
 def install(kimi: KimiCode) -> None:
     said = kimi.project.install(kimi.host)
     assert "user's config" in said, f"install does not say where the hooks went: {said}"
@@ -46,19 +45,7 @@ def install(kimi: KimiCode) -> None:
 
 def test_open_items_block_once_naming_each_and_the_ticked_plan_stops(kimi: KimiCode) -> None:
     install(kimi)
-    ticks = kimi.tick()
-
-    finish(kimi, text("Done."), *ticks, text("All items are ticked."))
-
-    nudges = kimi.model.nudges()
-    assert len(nudges) == 1, f"expected one block, the model received {len(nudges)}: {nudges}"
-    first_line = nudges[0].split("\n", 1)[0]
-    assert first_line.startswith("todo-ls") and "nudge #1" in first_line, nudges[0]
-    for line in OPEN_LINES:
-        assert f"PLAN.md:{line}" in nudges[0], f"PLAN.md:{line} missing: {nudges[0]}"
-    assert "PLAN.md:4" not in nudges[0], "the nudge names the item that is done"
-    assert kimi.project.open_items() == 0
-    assert len(kimi.model.requests) == 2 + len(ticks)
+    blocks_once_naming_each_then_stops(kimi)
     # The reason follows the answer it blocked, as a user message of the same turn.
     said = [m for m in kimi.model.requests[1]["messages"] if m.get("role") != "system"]
     assert said[-2].get("role") == "assistant" and said[-1].get("role") == "user", said
@@ -66,12 +53,7 @@ def test_open_items_block_once_naming_each_and_the_ticked_plan_stops(kimi: KimiC
 
 def test_a_text_only_answer_is_not_blocked_again(kimi: KimiCode) -> None:
     install(kimi)
-
-    finish(kimi, text("Done."), text("I need your input on the schema first."))
-
-    assert len(kimi.model.nudges()) == 1
-    assert len(kimi.model.requests) == 2, "the answer in words was blocked again"
-    assert kimi.project.open_items() == 2
+    text_only_answer_is_not_blocked_again(kimi)
 
 
 def test_work_without_ticking_gets_one_block_a_prompt_kimi_code_s_own_cap(

@@ -12,10 +12,16 @@ import json
 from collections.abc import Iterator
 
 import pytest
-from support.agent_harness import OPEN_LINES, Project
+from support.agent_harness import Project
 from support.fake_model import text
 from support.openhands_agent import FakeOpenHandsModel, OpenHands
-from test_chat_agent_hooks import WatchingServer, busy, finish
+from support.stop_scenarios import (
+    WatchingServer,
+    blocks_once_naming_each_then_stops,
+    capped_and_shown_paused,
+    finish,
+    text_only_answer_is_not_blocked_again,
+)
 
 from todo_ls.hook.hosts.openhands import TASKS_FILE, conversations_dir, tasks_file
 from todo_ls.store import Store
@@ -29,13 +35,6 @@ def openhands(project: Project) -> Iterator[OpenHands]:
         agent = OpenHands(project, model)
         yield agent
         agent.end_tmux()
-
-
-@pytest.fixture
-def watching_server(project: Project) -> Iterator[WatchingServer]:
-    server = WatchingServer(project)
-    yield server
-    server.stop()
 
 
 def install(agent: OpenHands) -> None:
@@ -57,30 +56,12 @@ def hold_session_end(agent: OpenHands, seconds: float) -> None:
 
 def test_open_items_block_once_naming_each_and_the_ticked_plan_stops(openhands: OpenHands) -> None:
     install(openhands)
-    ticks = openhands.tick()
-
-    finish(openhands, text("Done."), *ticks, text("All items are ticked."))
-
-    nudges = openhands.model.nudges()
-    assert len(nudges) == 1, f"expected one block, the model received {len(nudges)}: {nudges}"
-    first_line = nudges[0].split("\n", 1)[0]
-    assert first_line.startswith("todo-ls") and "nudge #1" in first_line, nudges[0]
-    for line in OPEN_LINES:
-        assert f"PLAN.md:{line}" in nudges[0], f"PLAN.md:{line} missing: {nudges[0]}"
-    assert "PLAN.md:4" not in nudges[0], "the nudge names the item that is done"
-    assert openhands.project.open_items() == 0
-    # After the tick the turn ended and the hook let the agent stop: no further request.
-    assert len(openhands.model.requests) == 2 + len(ticks)
+    blocks_once_naming_each_then_stops(openhands)
 
 
 def test_a_text_only_answer_is_not_blocked_again(openhands: OpenHands) -> None:
     install(openhands)
-
-    finish(openhands, text("Done."), text("I need your input on the schema first."))
-
-    assert len(openhands.model.nudges()) == 1
-    assert len(openhands.model.requests) == 2, "the answer in words was blocked again"
-    assert openhands.project.open_items() == 2
+    text_only_answer_is_not_blocked_again(openhands)
 
 
 def test_work_without_ticking_is_capped_and_shows_paused_no_progress(
@@ -89,16 +70,7 @@ def test_work_without_ticking_is_capped_and_shows_paused_no_progress(
     openhands.project.settings({"maxNoProgressNudges": 2})
     install(openhands)
     hold_session_end(openhands, 2.0)
-
-    run = finish(openhands, *busy(openhands))
-
-    blocks = len(openhands.model.nudges())
-    assert blocks == 2, f"{blocks} blocks with maxNoProgressNudges = 2"
-    assert openhands.model.pending() > 0, "the agent was not let go while it still had work"
-    session = openhands.session_of(run)
-    paused = watching_server.wait_shown(session, "paused", "no-progress")
-    assert paused.get("host") == "openhands"
-    assert paused.get("nudges") == blocks
+    capped_and_shown_paused(openhands, watching_server, 2)
 
 
 def test_the_nudge_stands_alone_after_the_answer_it_follows(openhands: OpenHands) -> None:

@@ -15,11 +15,17 @@ import time
 from collections.abc import Iterator
 
 import pytest
-from support.agent_harness import OPEN_LINES, Project
+from support.agent_harness import Project
 from support.fake_agent_models import FakeChatCompletionsAPI
 from support.fake_model import http_error, stall, text
 from support.pi_agent import Pi
-from test_chat_agent_hooks import WatchingServer, busy, finish
+from support.stop_scenarios import (
+    WatchingServer,
+    blocks_once_naming_each_then_stops,
+    busy,
+    finish,
+    text_only_answer_is_not_blocked_again,
+)
 
 from todo_ls.install.pi import COMMAND_LINE
 from todo_ls.store import Store
@@ -34,41 +40,17 @@ def pi(project: Project) -> Iterator[Pi]:
         yield Pi(project, model)
 
 
-@pytest.fixture
-def watching_server(project: Project) -> Iterator[WatchingServer]:
-    server = WatchingServer(project)
-    yield server
-    server.stop()
-
-
 def test_open_items_block_once_naming_each_and_the_ticked_plan_stops(pi: Pi) -> None:
     said = pi.project.install(pi.host)
     assert "without asking" in said, f"install does not say pi trusts no one: {said}"
-    ticks = pi.tick()
-
-    run = finish(pi, text("Done."), *ticks, text("All items are ticked."))
-
-    nudges = pi.model.nudges()
-    assert len(nudges) == 1, f"expected one block, the model received {len(nudges)}: {nudges}"
-    first_line = nudges[0].split("\n", 1)[0]
-    assert first_line.startswith("todo-ls") and "nudge #1" in first_line, nudges[0]
-    for line in OPEN_LINES:
-        assert f"PLAN.md:{line}" in nudges[0], f"PLAN.md:{line} missing: {nudges[0]}"
-    assert "PLAN.md:4" not in nudges[0], "the nudge names the item that is done"
-    assert pi.project.open_items() == 0
-    assert len(pi.model.requests) == 2 + len(ticks)
+    run = blocks_once_naming_each_then_stops(pi)
     # Print mode: the nudge continued the same run (one agent_end), it did not start another.
     assert len(run.of_type("agent_end")) == 1
 
 
 def test_a_text_only_answer_is_not_blocked_again(pi: Pi) -> None:
     pi.project.install(pi.host)
-
-    finish(pi, text("Done."), text("I need your input on the schema first."))
-
-    assert len(pi.model.nudges()) == 1
-    assert len(pi.model.requests) == 2, "the answer in words was blocked again"
-    assert pi.project.open_items() == 2
+    text_only_answer_is_not_blocked_again(pi)
 
 
 def test_work_without_ticking_is_capped_and_shows_paused_no_progress(

@@ -11,12 +11,18 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from support.agent_harness import OPEN_LINES, Project
+from support.agent_harness import Project
 from support.chat_agents import ChatAgent
 from support.fake_agent_models import FakeChatCompletionsAPI
 from support.fake_model import text
+from support.stop_scenarios import (
+    WatchingServer,
+    blocks_once_naming_each_then_stops,
+    capped_and_shown_paused,
+    finish,
+    text_only_answer_is_not_blocked_again,
+)
 from support.vibe_agent import MistralVibe
-from test_chat_agent_hooks import WatchingServer, busy, finish
 
 pytestmark = [pytest.mark.agents, pytest.mark.timeout(300)]
 
@@ -27,13 +33,6 @@ def vibe(project: Project) -> Iterator[MistralVibe]:
         yield MistralVibe(project, model)
 
 
-@pytest.fixture
-def watching_server(project: Project) -> Iterator[WatchingServer]:
-    server = WatchingServer(project)
-    yield server
-    server.stop()
-
-
 def install(agent: ChatAgent) -> None:
     """The user's install: user scope (Vibe's project hooks need a trusted folder, tested on
     its own below)."""
@@ -42,30 +41,12 @@ def install(agent: ChatAgent) -> None:
 
 def test_open_items_block_once_naming_each_and_the_ticked_plan_stops(vibe: MistralVibe) -> None:
     install(vibe)
-    ticks = vibe.tick()
-
-    finish(vibe, text("Done."), *ticks, text("All items are ticked."))
-
-    nudges = vibe.model.nudges()
-    assert len(nudges) == 1, f"expected one block, the model received {len(nudges)}: {nudges}"
-    first_line = nudges[0].split("\n", 1)[0]
-    assert first_line.startswith("todo-ls") and "nudge #1" in first_line, nudges[0]
-    for line in OPEN_LINES:
-        assert f"PLAN.md:{line}" in nudges[0], f"PLAN.md:{line} missing: {nudges[0]}"
-    assert "PLAN.md:4" not in nudges[0], "the nudge names the item that is done"
-    assert vibe.project.open_items() == 0
-    # After the tick the turn ended and the hook let the agent stop: no further request.
-    assert len(vibe.model.requests) == 2 + len(ticks)
+    blocks_once_naming_each_then_stops(vibe)
 
 
 def test_a_text_only_answer_is_not_blocked_again(vibe: MistralVibe) -> None:
     install(vibe)
-
-    finish(vibe, text("Done."), text("I need your input on the schema first."))
-
-    assert len(vibe.model.nudges()) == 1
-    assert len(vibe.model.requests) == 2, "the answer in words was blocked again"
-    assert vibe.project.open_items() == 2
+    text_only_answer_is_not_blocked_again(vibe)
 
 
 def test_work_without_ticking_is_capped_and_shows_paused_no_progress(
@@ -73,16 +54,7 @@ def test_work_without_ticking_is_capped_and_shows_paused_no_progress(
 ) -> None:
     vibe.project.settings({"maxNoProgressNudges": 2})
     install(vibe)
-
-    run = finish(vibe, *busy(vibe))
-
-    blocks = len(vibe.model.nudges())
-    assert blocks == 2, f"{blocks} blocks with maxNoProgressNudges = 2"
-    assert vibe.model.pending() > 0, "the agent was not let go while it still had work"
-    session = vibe.session_of(run)
-    paused = watching_server.wait_shown(session, "paused", "no-progress")
-    assert paused.get("host") == "mistral-vibe"
-    assert paused.get("nudges") == blocks
+    capped_and_shown_paused(vibe, watching_server, 2)
 
 
 def test_vibe_asks_again_with_the_nudge_alone(vibe: MistralVibe) -> None:
