@@ -5,6 +5,10 @@ same order, ignoring case (`wrp` matches "write the parser"). A workspace holds 
 thousand items and an editor asks again at every keystroke, so each file's open items are kept
 as one lower-cased text, one item per line, searched by one regular expression in C rather than
 item by item in Python.
+
+Ranking (`match_rank`): a match where the query is the start of the name beats one where it
+starts a word of it, which beats the query anywhere as one run, which beats letters scattered
+in order (docs/performance.md "`workspace/symbol` ranked").
 """
 
 from __future__ import annotations
@@ -38,6 +42,31 @@ def fuzzy_match(query: str, text: str) -> bool:
     return pattern is None or pattern.search(text.lower().replace("\n", " ")) is not None
 
 
+PREFIX, WORD, SUBSTRING, SCATTERED = range(4)
+
+
+def substring_needle(query: str) -> str:
+    """What a contiguous match of `query` looks for: its lower-cased text, spaces at its ends
+    dropped (those inside kept: "fix parse" is one run)."""
+    return query.lower().strip()
+
+
+def match_rank(needle: str, name: str) -> int:
+    """How well `name` (lower-cased) holds `needle` (`substring_needle`): `PREFIX`, `WORD`
+    (a word of it starts with the needle), `SUBSTRING`, else `SCATTERED` (the caller knows it
+    matches fuzzily)."""
+    at = name.find(needle) if needle else -1
+    if at < 0:
+        return SCATTERED
+    if at == 0:
+        return PREFIX
+    while at > 0:
+        if not name[at - 1].isalnum():
+            return WORD
+        at = name.find(needle, at + 1)
+    return SUBSTRING
+
+
 def open_task_items(checklist: Checklist) -> list[TaskItem]:
     """The open items of `checklist`, in document order (what `OpenItems` indexes)."""
     return [i for i in checklist.items if i.state in OPEN_STATES]
@@ -60,6 +89,28 @@ class OpenItems:
         for text in texts:
             self._starts.append(at)
             at += len(text) + 1
+
+    def name(self, n: int) -> str:
+        """Item `n`'s searched text (its shown name, lower-cased)."""
+        starts = self._starts
+        end = starts[n + 1] - 1 if n + 1 < len(starts) else len(self._text)
+        return self._text[starts[n] : end]
+
+    def containing(self, needle: str) -> Iterator[int]:
+        """The indices of the open items whose searched text holds `needle` as one run, in
+        document order (`str.find`: in C, no regular expression)."""
+        text, starts, at = self._text, self._starts, 0
+        while True:
+            found = text.find(needle, at)
+            if found < 0:
+                return
+            n = bisect_right(starts, found) - 1
+            end = starts[n + 1] - 1 if n + 1 < len(starts) else len(text)
+            if found + len(needle) <= end:  # not across a line end
+                yield n
+                at = end + 1
+            else:
+                at = found + 1
 
     def matches(self, pattern: re.Pattern[str] | None) -> Iterator[int]:
         """The indices (in `items`) of the open items that match, in document order (all of
