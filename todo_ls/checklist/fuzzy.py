@@ -90,27 +90,43 @@ class OpenItems:
             self._starts.append(at)
             at += len(text) + 1
 
-    def name(self, n: int) -> str:
-        """Item `n`'s searched text (its shown name, lower-cased)."""
-        starts = self._starts
-        end = starts[n + 1] - 1 if n + 1 < len(starts) else len(self._text)
-        return self._text[starts[n] : end]
-
-    def containing(self, needle: str) -> Iterator[int]:
-        """The indices of the open items whose searched text holds `needle` as one run, in
-        document order (`str.find`: in C, no regular expression)."""
-        text, starts, at = self._text, self._starts, 0
+    def runs(self, needle: str) -> Iterator[tuple[int, int, int]]:
+        """(index, `match_rank`, length) of each open item whose searched text holds
+        `needle` (non-empty) as one run, in document order (`str.find`: in C)."""
+        text, starts, at, size, last = self._text, self._starts, 0, len(needle), len(self._starts)
+        find = text.find
         while True:
-            found = text.find(needle, at)
+            found = find(needle, at)
             if found < 0:
                 return
             n = bisect_right(starts, found) - 1
-            end = starts[n + 1] - 1 if n + 1 < len(starts) else len(text)
-            if found + len(needle) <= end:  # not across a line end
-                yield n
-                at = end + 1
-            else:
-                at = found + 1
+            start = starts[n]
+            end = starts[n + 1] - 1 if n + 1 < last else len(text)
+            if found + size <= end:  # not across a line end
+                if found == start:
+                    rank = PREFIX
+                elif not text[found - 1].isalnum():
+                    rank = WORD
+                else:  # a later run may start a word
+                    rank = match_rank(needle, text[start:end])
+                yield n, rank, end - start
+            at = end + 1
+
+    def scattered(self, pattern: re.Pattern[str], needle: str) -> Iterator[tuple[int, int]]:
+        """(index, length) of each open item that `pattern` matches but does not hold
+        `needle` as one run (those `runs` gives), in document order."""
+        text, starts, at, last = self._text, self._starts, 0, len(self._starts)
+        search = pattern.search
+        while True:
+            found = search(text, at)
+            if found is None:
+                return
+            n = bisect_right(starts, found.start()) - 1
+            start = starts[n]
+            end = starts[n + 1] - 1 if n + 1 < last else len(text)
+            if needle not in text[start:end]:
+                yield n, end - start
+            at = end + 1
 
     def matches(self, pattern: re.Pattern[str] | None) -> Iterator[int]:
         """The indices (in `items`) of the open items that match, in document order (all of

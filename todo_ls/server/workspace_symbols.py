@@ -38,7 +38,8 @@ LIMIT = 1000  # entries of an empty query's answer: the design's "at most 1,000"
 # as the user types on, so the best few hundred are what it needs (docs/performance.md).
 RANKED_LIMIT = 200
 # Matches ranked per query at most: the ranking stays cheap on a million items.
-CANDIDATES = 1000
+CANDIDATES = 500
+SCATTERED = 3  # checklist.match_rank's last: the letters in order, not one run
 SEPARATOR = " › "
 
 
@@ -120,10 +121,17 @@ def _entries(index: WorkspaceIndex) -> dict[Path, FileSymbols]:
     return found
 
 
-def symbols_of(index: WorkspaceIndex, path: Path, folder: Folder) -> FileSymbols | None:
+def symbols_of(
+    index: WorkspaceIndex,
+    path: Path,
+    folder: Folder,
+    entries: dict[Path, FileSymbols] | None = None,
+) -> FileSymbols | None:
     """The searchable items of `path` (a file of `folder`) as the counts hold it, built on
-    first use and after each change; None for a file without items."""
-    entries = _entries(index)
+    first use and after each change; None for a file without items. `entries`: the index's
+    (`_entries`), when the caller has it at hand."""
+    if entries is None:
+        entries = _entries(index)
     found = entries.get(path)
     token = index.token(path)
     current = found is not None and token is not None and found.token == token
@@ -194,7 +202,7 @@ def _listed(index: WorkspaceIndex, encoding: Encoding, limit: int) -> list[str]:
 
 
 # One candidate: its rank key (checklist.match_rank, 0 for an open document else 1, the
-# name's length, the scan order), then the file's entry and the item's index in it.
+# name's length, the scan order), then the file's path and entry and the item's index in it.
 _Candidate = tuple[tuple[int, int, int, int], Path, FileSymbols, int]
 
 
@@ -207,41 +215,39 @@ def _ranked(
     more whose letters are scattered; ranked by `checklist.match_rank`, then open documents,
     shorter names, scan order."""
     counted = index.counted()
-    opened = [p for p in index.open_paths() if p in counted]
-    if opened:
-        first = set(opened)
+    first = {p for p in index.open_paths() if p in counted}
+    order: Collection[tuple[Path, Folder]] = counted.items()
+    if first:
         order = [(p, counted[p]) for p in counted if p in first]
         order += [(p, f) for p, f in counted.items() if p not in first]
-    else:
-        first, order = set(), list(counted.items())
     needle = checklist.substring_needle(query)
     pattern = checklist.fuzzy_pattern(query)
     picked: list[_Candidate] = []
-    seen: set[tuple[Path, int]] = set()
-    rank = checklist.match_rank
+    entries = _entries(index)
     for contiguous in (True, False):
         if not contiguous and (len(picked) >= limit or pattern is None):
             break
+        room = candidates - len(picked)
         for path, folder in order:
-            found = symbols_of(index, path, folder)
+            found = symbols_of(index, path, folder, entries)
             if found is None:
                 continue
-            items = found.open_items
             shut = 0 if path in first else 1
-            hits = items.containing(needle) if contiguous else items.matches(pattern)
-            for n in hits:
-                if not contiguous and (path, n) in seen:
-                    continue
-                name = items.name(n)
-                key = (rank(needle, name), shut, len(name), len(picked))
-                picked.append((key, path, found, n))
-                if contiguous:
-                    seen.add((path, n))
-                if len(picked) >= candidates:
-                    break
-            if len(picked) >= candidates:
+            if contiguous:
+                for n, rank, size in found.open_items.runs(needle):
+                    picked.append(((rank, shut, size, len(picked)), path, found, n))
+                    room -= 1
+                    if not room:
+                        break
+            else:
+                for n, size in found.open_items.scattered(pattern, needle):  # type: ignore[arg-type]
+                    picked.append(((SCATTERED, shut, size, len(picked)), path, found, n))
+                    room -= 1
+                    if not room:
+                        break
+            if not room:
                 break
-        if len(picked) >= candidates:
+        if not room:
             break
     best = heapq.nsmallest(limit, picked) if len(picked) > limit else sorted(picked)
     return [_encode(index, path, found, [n], encoding)[0] for _, path, found, n in best]
