@@ -60,8 +60,8 @@ def fresh_scan(
 ) -> list[Entry]:
     """The answer worked out from scratch: every `.md` file under `root` in path order (an
     open document by its editor text), its open items whose shown name matches; for a query,
-    open documents first, the first `candidates` holding it as one run (and the scattered ones
-    after them, when those are fewer than `limit`), ranked: `naive_rank`, open documents,
+    open documents first, the first `candidates` holding it as one run (and the first scattered
+    ones, as many as those lack of `limit`), ranked: `naive_rank`, open documents,
     shorter names, scan order."""
     found: list[tuple[str, bool, Entry]] = []
     paths = sorted(root.rglob("*.md"))
@@ -99,7 +99,7 @@ def fresh_scan(
     scanned = list(enumerate(found))
     runs = [s for s in scanned if naive_rank(query, s[1][0]) < 3][:candidates]
     if len(runs) < limit:
-        runs += [s for s in scanned if naive_rank(query, s[1][0]) == 3][: candidates - len(runs)]
+        runs += [s for s in scanned if naive_rank(query, s[1][0]) == 3][: limit - len(runs)]
     runs.sort(key=lambda s: (naive_rank(query, s[1][0]), not s[1][1], len(s[1][0]), s[0]))
     return [e for _, (_, _, e) in runs[:limit]]
 

@@ -211,9 +211,9 @@ def _ranked(
 ) -> list[str]:
     """The best `limit` matches of `query` (docs/performance.md "`workspace/symbol` ranked"):
     the first `candidates` items holding the query as one run, in scan order (open documents
-    first, then folder, file and document order); when they are fewer than `limit`, as many
-    more whose letters are scattered; ranked by `checklist.match_rank`, then open documents,
-    shorter names, scan order."""
+    first, then folder, file and document order); when they are fewer than `limit`, the
+    first items whose letters are scattered, as many as it lacks; ranked by
+    `checklist.match_rank`, then open documents, shorter names, scan order."""
     counted = index.counted()
     first = {p for p in index.open_paths() if p in counted}
     order: Collection[tuple[Path, Folder]] = counted.items()
@@ -227,7 +227,8 @@ def _ranked(
     for contiguous in (True, False):
         if not contiguous and (len(picked) >= limit or pattern is None):
             break
-        room = candidates - len(picked)
+        # The scattered letters only fill the answer up: ranked among as many as it lacks.
+        room = candidates - len(picked) if contiguous else limit - len(picked)
         for path, folder in order:
             found = symbols_of(index, path, folder, entries)
             if found is None:
