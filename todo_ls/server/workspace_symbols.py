@@ -36,9 +36,9 @@ from todo_ls.workspace import FileState, Folder, WorkspaceIndex
 LIMIT = 1000  # entries of an empty query's answer: the design's "at most 1,000"
 # Entries of a query's answer, best first: an editor's picker shows a screenful and re-filters
 # as the user types on, so the best few hundred are what it needs (docs/performance.md).
-RANKED_LIMIT = 200
+RANKED_LIMIT = 128
 # Matches ranked per query at most: the ranking stays cheap on a million items.
-CANDIDATES = 500
+CANDIDATES = 384
 SCATTERED = 3  # checklist.match_rank's last: the letters in order, not one run
 SEPARATOR = " › "
 
@@ -224,32 +224,33 @@ def _ranked(
     pattern = checklist.fuzzy_pattern(query)
     picked: list[_Candidate] = []
     entries = _entries(index)
-    for contiguous in (True, False):
-        if not contiguous and (len(picked) >= limit or pattern is None):
-            break
-        # The scattered letters only fill the answer up: ranked among as many as it lacks.
-        room = candidates - len(picked) if contiguous else limit - len(picked)
-        for path, folder in order:
-            found = symbols_of(index, path, folder, entries)
-            if found is None:
-                continue
-            shut = 0 if path in first else 1
-            if contiguous:
-                for n, rank, size in found.open_items.runs(needle):
-                    picked.append(((rank, shut, size, len(picked)), path, found, n))
-                    room -= 1
-                    if not room:
-                        break
-            else:
-                for n, size in found.open_items.scattered(pattern, needle):  # type: ignore[arg-type]
-                    picked.append(((SCATTERED, shut, size, len(picked)), path, found, n))
-                    room -= 1
-                    if not room:
-                        break
+    room = candidates
+    files: list[tuple[Path, FileSymbols, int]] = []  # what the scattered pass walks again
+    for path, folder in order:
+        found = symbols_of(index, path, folder, entries)
+        if found is None:
+            continue
+        shut = 0 if path in first else 1
+        files.append((path, found, shut))
+        for n, rank, size in found.open_items.runs(needle):
+            picked.append(((rank, shut, size, len(picked)), path, found, n))
+            room -= 1
             if not room:
                 break
         if not room:
             break
+    # Every file searched and too few runs: the scattered letters fill the answer up (ranked
+    # among as many as it lacks, the fuzzy regex being the costly pass).
+    room = limit - len(picked)
+    if room > 0 and pattern is not None:
+        for path, found, shut in files:
+            for n, size in found.open_items.scattered(pattern, needle):
+                picked.append(((SCATTERED, shut, size, len(picked)), path, found, n))
+                room -= 1
+                if not room:
+                    break
+            if not room:
+                break
     best = heapq.nsmallest(limit, picked) if len(picked) > limit else sorted(picked)
     return [_encode(index, path, found, [n], encoding)[0] for _, path, found, n in best]
 
