@@ -56,25 +56,39 @@ def naive_rank(query: str, name: str) -> int:
 
 
 def fresh_scan(
-    root: Path, texts: dict[Path, str], query: str, limit: int, candidates: int = 1000
+    root: Path,
+    texts: dict[Path, str],
+    query: str,
+    limit: int,
+    candidates: int = 1000,
+    scan: int = 50_000,
 ) -> list[Entry]:
     """The answer worked out from scratch: every `.md` file under `root` in path order (an
-    open document by its editor text), its open items whose shown name matches; for a query,
-    open documents first, the first `candidates` holding it as one run (and the first scattered
-    ones, as many as those lack of `limit`), ranked: `naive_rank`, open documents,
-    shorter names, scan order."""
-    found: list[tuple[str, bool, Entry]] = []
+    open document by its editor text), its open items whose shown name matches. For a query:
+    open documents first; the files holding the first `scan` open items searched for the
+    query as one run, the first `candidates` of those taken; when they are fewer than `limit`,
+    those files' scattered matches fill up, then the next files' matches (runs, then
+    scattered, file by file); ranked: `naive_rank`, open documents, shorter names, scan
+    order."""
+    ranked = bool(query.strip())
     paths = sorted(root.rglob("*.md"))
-    if query.strip():
+    if ranked:
         paths = [p for p in paths if p in texts] + [p for p in paths if p not in texts]
+    files: list[tuple[int, list[tuple[str, bool, Entry]]]] = []  # open items, matches
     for path in paths:
         text = texts[path] if path in texts else path.read_text(encoding="utf-8")
         checklist = parse(text, StateRegistry.default())
+        if not checklist.items:
+            continue
         lines = text.split("\n")
         rel = path.relative_to(root).as_posix()
+        matches, count = [], 0
         for item in checklist.items:
             name = symbol_name(item.text)
-            if item.state not in OPEN_STATES or not fuzzy_match(query, name.lower()):
+            if item.state not in OPEN_STATES:
+                continue
+            count += 1
+            if not fuzzy_match(query, name.lower()):
                 continue
             if not item.text and query:
                 continue  # an empty item is named "(no text)" but has no text to match
@@ -93,19 +107,40 @@ def fresh_scan(
                 column(lines[item.line], end),
                 rel + SEPARATOR + heading if heading else rel,
             )
-            found.append((name, path in texts, entry))
-    if not query.strip():
-        return [e for _, _, e in found[:limit]]
-    scanned = list(enumerate(found))
-    runs = [s for s in scanned if naive_rank(query, s[1][0]) < 3][:candidates]
-    if len(runs) < limit:
-        runs += [s for s in scanned if naive_rank(query, s[1][0]) == 3][: limit - len(runs)]
-    runs.sort(key=lambda s: (naive_rank(query, s[1][0]), not s[1][1], len(s[1][0]), s[0]))
-    return [e for _, (_, _, e) in runs[:limit]]
+            matches.append((name, path in texts, entry))
+        files.append((count, matches))
+    if not ranked:
+        return [e for _, found in files for _, _, e in found][:limit]
+    searched, total = 0, 0
+    for count, _ in files:
+        searched, total = searched + 1, total + count
+        if total >= scan:
+            break
+    order = 0
+    scanned: list[list[tuple[int, tuple[str, bool, Entry]]]] = []  # per file, in scan order
+    for _, found in files:
+        scanned.append([(order + k, m) for k, m in enumerate(found)])
+        order += len(found)
+    head = [s for f in scanned[:searched] for s in f]
+    picked = [s for s in head if naive_rank(query, s[1][0]) < 3][:candidates]
+    if len(picked) < limit:
+        picked += [s for s in head if naive_rank(query, s[1][0]) == 3][: limit - len(picked)]
+    for f in scanned[searched:]:
+        if len(picked) >= limit:
+            break
+        runs = [s for s in f if naive_rank(query, s[1][0]) < 3]
+        rest = [s for s in f if naive_rank(query, s[1][0]) == 3]
+        picked += (runs + rest)[: limit - len(picked)]
+    picked.sort(key=lambda s: (naive_rank(query, s[1][0]), not s[1][1], len(s[1][0]), s[0]))
+    return [e for _, (_, _, e) in picked[:limit]]
 
 
 def answered(
-    index: WorkspaceIndex, query: str, limit: int | None, candidates: int = 1000
+    index: WorkspaceIndex,
+    query: str,
+    limit: int | None,
+    candidates: int = 1000,
+    scan: int = 50_000,
 ) -> list[Entry]:
     return [
         (
@@ -116,7 +151,9 @@ def answered(
             e["location"]["range"]["end"]["character"],
             e["containerName"],
         )
-        for e in json.loads(workspace_symbols(index, Encoding.UTF16, query, limit, candidates))
+        for e in json.loads(
+            workspace_symbols(index, Encoding.UTF16, query, limit, candidates, scan)
+        )
     ]
 
 
@@ -162,9 +199,10 @@ def test_the_index_answers_what_a_fresh_scan_does(
             index.close_document(path.as_uri())
         for query in rng.sample(QUERIES, 3):
             limit, candidates = rng.choice([(1000, 1000), (3, 1000), (3, 5), (1000, 4)])
-            expected = fresh_scan(root, open_texts, query, limit, max(candidates, limit))
-            got = answered(index, query, limit, candidates)
-            assert got == expected, (step, action, query, limit, candidates)
+            scan = rng.choice([50_000, 50_000, 1, 4])  # small: the budget cuts the run pass
+            expected = fresh_scan(root, open_texts, query, limit, max(candidates, limit), scan)
+            got = answered(index, query, limit, candidates, scan)
+            assert got == expected, (step, action, query, limit, candidates, scan)
 
 
 def test_a_query_reads_and_stats_no_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -19,6 +19,7 @@ query answers its best `RANKED_LIMIT` matches, best first (`_ranked`).
 from __future__ import annotations
 
 import heapq
+import re
 import weakref
 from collections.abc import Collection
 from json.encoder import encode_basestring_ascii
@@ -39,6 +40,9 @@ LIMIT = 1000  # entries of an empty query's answer: the design's "at most 1,000"
 RANKED_LIMIT = 128
 # Matches ranked per query at most: the ranking stays cheap on a million items.
 CANDIDATES = 384
+# Open items searched for runs before the answer may fill up with scattered letters: the
+# ranking is exact up to there, and a query's cost bounded past it (docs/performance.md).
+SCAN = 50_000
 SCATTERED = 3  # checklist.match_rank's last: the letters in order, not one run
 SEPARATOR = " › "
 
@@ -206,14 +210,39 @@ def _listed(index: WorkspaceIndex, encoding: Encoding, limit: int) -> list[str]:
 _Candidate = tuple[tuple[int, int, int, int], Path, FileSymbols, int]
 
 
+def _scattered(
+    picked: list[_Candidate],
+    path: Path,
+    found: FileSymbols,
+    shut: int,
+    pattern: re.Pattern[str],
+    needle: str,
+    room: int,
+) -> int:
+    """Add at most `room` of `found`'s scattered matches to `picked`; the room left."""
+    for n, size in found.open_items.scattered(pattern, needle):
+        picked.append(((SCATTERED, shut, size, len(picked)), path, found, n))
+        room -= 1
+        if not room:
+            break
+    return room
+
+
 def _ranked(
-    index: WorkspaceIndex, encoding: Encoding, query: str, limit: int, candidates: int
+    index: WorkspaceIndex,
+    encoding: Encoding,
+    query: str,
+    limit: int,
+    candidates: int,
+    scan: int,
 ) -> list[str]:
     """The best `limit` matches of `query` (docs/performance.md "`workspace/symbol` ranked"):
     the first `candidates` items holding the query as one run, in scan order (open documents
-    first, then folder, file and document order); when they are fewer than `limit`, the
-    first items whose letters are scattered, as many as it lacks; ranked by
-    `checklist.match_rank`, then open documents, shorter names, scan order."""
+    first, then folder, file and document order), searched in the files holding the first
+    `scan` open items; when they are fewer than `limit`, the first items of those files whose
+    letters are scattered, as many as it lacks, then the next files' matches (runs, then
+    scattered, file by file) until the answer is full; ranked by `checklist.match_rank`, then
+    open documents, shorter names, scan order."""
     counted = index.counted()
     first = {p for p in index.open_paths() if p in counted}
     order: Collection[tuple[Path, Folder]] = counted.items()
@@ -222,11 +251,14 @@ def _ranked(
         order += [(p, f) for p, f in counted.items() if p not in first]
     needle = checklist.substring_needle(query)
     pattern = checklist.fuzzy_pattern(query)
+    if pattern is None:
+        return []
     picked: list[_Candidate] = []
     entries = _entries(index)
-    room = candidates
+    room, searched = candidates, 0
     files: list[tuple[Path, FileSymbols, int]] = []  # what the scattered pass walks again
-    for path, folder in order:
+    walk = iter(order)
+    for path, folder in walk:
         found = symbols_of(index, path, folder, entries)
         if found is None:
             continue
@@ -237,20 +269,34 @@ def _ranked(
             room -= 1
             if not room:
                 break
-        if not room:
+        searched += found.open_items.count
+        if not room or searched >= scan:
             break
-    # Every file searched and too few runs: the scattered letters fill the answer up (ranked
-    # among as many as it lacks, the fuzzy regex being the costly pass).
+    # Too few runs: the scattered letters fill the answer up, first from the files searched
+    # (ranked among as many as it lacks, the fuzzy regex being the costly pass), then, past
+    # the scan budget, from the next files' runs and scattered letters alike.
     room = limit - len(picked)
-    if room > 0 and pattern is not None:
+    if room > 0:
         for path, found, shut in files:
-            for n, size in found.open_items.scattered(pattern, needle):
-                picked.append(((SCATTERED, shut, size, len(picked)), path, found, n))
-                room -= 1
-                if not room:
-                    break
+            room = _scattered(picked, path, found, shut, pattern, needle, room)
             if not room:
                 break
+    while room > 0:
+        step = next(walk, None)
+        if step is None:
+            break
+        path, folder = step
+        found = symbols_of(index, path, folder, entries)
+        if found is None:
+            continue
+        shut = 0 if path in first else 1
+        for n, rank, size in found.open_items.runs(needle):
+            picked.append(((rank, shut, size, len(picked)), path, found, n))
+            room -= 1
+            if not room:
+                break
+        if room:
+            room = _scattered(picked, path, found, shut, pattern, needle, room)
     best = heapq.nsmallest(limit, picked) if len(picked) > limit else sorted(picked)
     return [_encode(index, path, found, [n], encoding)[0] for _, path, found, n in best]
 
@@ -261,6 +307,7 @@ def workspace_symbols(
     query: str,
     limit: int | None = None,
     candidates: int = CANDIDATES,
+    scan: int = SCAN,
 ) -> str:
     """The matching open items as a JSON array of `SymbolInformation`: for an empty query the
     first `limit` (default `LIMIT`) in folder, file and document order, else the best `limit`
@@ -273,7 +320,7 @@ def workspace_symbols(
             if empty:
                 out = _listed(index, encoding, cap)
             else:
-                out = _ranked(index, encoding, query, cap, max(candidates, cap))
+                out = _ranked(index, encoding, query, cap, max(candidates, cap), scan)
             break
         except _StaleFile:
             continue  # that file's entry was dropped: the next pass reads what it holds now
