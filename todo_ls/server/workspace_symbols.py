@@ -36,7 +36,7 @@ from todo_ls.workspace import FileState, Folder, WorkspaceIndex
 
 LIMIT = 1000  # entries of an empty query's answer: the design's "at most 1,000"
 # Entries of a query's answer, best first: an editor's picker shows a screenful and re-filters
-# as the user types on, so the best few hundred are what it needs (docs/performance.md).
+# as the user types on, so the best hundred or so are what it needs (docs/performance.md).
 RANKED_LIMIT = 128
 # Matches ranked per query at most: the ranking stays cheap on a million items.
 CANDIDATES = 384
