@@ -279,13 +279,13 @@ async def test_workspace_symbols_search_open_items_of_every_folder(
         (second / "PLAN.md").as_uri()
     ]
     # Every query character in order, any case: "WrP" finds "write the parser" and
-    # "wrap the release", not "server".
+    # "wrap the release", not "server"; both scattered, so the shorter name first.
     found = await workspace_symbols(two, "WrP")
-    assert [s.name for s in found] == ["🚀 write the parser", "wrap the release"]
+    assert [s.name for s in found] == ["wrap the release", "🚀 write the parser"]
     assert await workspace_symbols(two, "zzz") == []
     # The location is the item's text, in the negotiated encoding, file unopened.
     text = VIEW_PLAN
-    assert covered(text, found[0].location.range, two.encoding) == "🚀 write the parser"
+    assert covered(text, found[1].location.range, two.encoding) == "🚀 write the parser"
     assert [s.name for s in await workspace_symbols(two, "légal")] == ["ask légal"]
 
 
@@ -299,9 +299,9 @@ async def test_workspace_symbols_are_fresh_after_an_edit_on_disk(
         encoding="utf-8",
     )
     written_on_disk(two, second / "PLAN.md")
-    found = await workspace_symbols(two, "wr")
-    assert [s.name for s in found] == ["🚀 write the parser", "write the notes 📝"]
-    notes = found[1]
+    found = await workspace_symbols(two, "wr")  # the name's start before a word's
+    assert [s.name for s in found] == ["write the notes 📝", "🚀 write the parser"]
+    notes = found[0]
     line = (
         (second / "PLAN.md")
         .read_text(encoding="utf-8")

@@ -42,7 +42,14 @@ if TYPE_CHECKING:
         item_folds,
         one_per_line,
     )
-    from todo_ls.checklist.fuzzy import OpenItems, fuzzy_match, fuzzy_pattern, open_task_items
+    from todo_ls.checklist.fuzzy import (
+        OpenItems,
+        fuzzy_match,
+        fuzzy_pattern,
+        match_rank,
+        open_task_items,
+        substring_needle,
+    )
     from todo_ls.checklist.incremental import reparse
     from todo_ls.checklist.inline_text import plain_text, plain_texts
     from todo_ls.checklist.parse import parse
@@ -84,7 +91,14 @@ _ENGINE = {
         "item_folds",
         "one_per_line",
     ),
-    "todo_ls.checklist.fuzzy": ("OpenItems", "fuzzy_match", "fuzzy_pattern", "open_task_items"),
+    "todo_ls.checklist.fuzzy": (
+        "OpenItems",
+        "fuzzy_match",
+        "fuzzy_pattern",
+        "match_rank",
+        "open_task_items",
+        "substring_needle",
+    ),
     "todo_ls.checklist.incremental": ("reparse",),
     "todo_ls.checklist.inline_text": ("plain_text", "plain_texts"),
     "todo_ls.checklist.parse": ("parse",),
@@ -156,6 +170,7 @@ __all__ = [
     "item_folds",
     "item_progress",
     "locate_item",
+    "match_rank",
     "node_symbol",
     "one_per_line",
     "open_task_items",
@@ -167,6 +182,7 @@ __all__ = [
     "section_end",
     "section_items",
     "set_state_edits",
+    "substring_needle",
     "symbol_name",
     "text_span",
     "toggle_state",

@@ -5,6 +5,10 @@ same order, ignoring case (`wrp` matches "write the parser"). A workspace holds 
 thousand items and an editor asks again at every keystroke, so each file's open items are kept
 as one lower-cased text, one item per line, searched by one regular expression in C rather than
 item by item in Python.
+
+Ranking (`match_rank`): a match where the query is the start of the name beats one where it
+starts a word of it, which beats the query anywhere as one run, which beats letters scattered
+in order (docs/performance.md "`workspace/symbol` ranked").
 """
 
 from __future__ import annotations
@@ -38,6 +42,31 @@ def fuzzy_match(query: str, text: str) -> bool:
     return pattern is None or pattern.search(text.lower().replace("\n", " ")) is not None
 
 
+PREFIX, WORD, SUBSTRING, SCATTERED = range(4)
+
+
+def substring_needle(query: str) -> str:
+    """What a contiguous match of `query` looks for: its lower-cased text, spaces at its ends
+    dropped (those inside kept: "fix parse" is one run)."""
+    return query.lower().strip()
+
+
+def match_rank(needle: str, name: str) -> int:
+    """How well `name` (lower-cased) holds `needle` (`substring_needle`): `PREFIX`, `WORD`
+    (a word of it starts with the needle), `SUBSTRING`, else `SCATTERED` (the caller knows it
+    matches fuzzily)."""
+    at = name.find(needle) if needle else -1
+    if at < 0:
+        return SCATTERED
+    if at == 0:
+        return PREFIX
+    while at > 0:
+        if not name[at - 1].isalnum():
+            return WORD
+        at = name.find(needle, at + 1)
+    return SUBSTRING
+
+
 def open_task_items(checklist: Checklist) -> list[TaskItem]:
     """The open items of `checklist`, in document order (what `OpenItems` indexes)."""
     return [i for i in checklist.items if i.state in OPEN_STATES]
@@ -60,6 +89,44 @@ class OpenItems:
         for text in texts:
             self._starts.append(at)
             at += len(text) + 1
+
+    def runs(self, needle: str) -> Iterator[tuple[int, int, int]]:
+        """(index, `match_rank`, length) of each open item whose searched text holds
+        `needle` (non-empty) as one run, in document order (`str.find`: in C)."""
+        text, starts, at, size, last = self._text, self._starts, 0, len(needle), len(self._starts)
+        find = text.find
+        while True:
+            found = find(needle, at)
+            if found < 0:
+                return
+            n = bisect_right(starts, found) - 1
+            start = starts[n]
+            end = starts[n + 1] - 1 if n + 1 < last else len(text)
+            if found + size <= end:  # not across a line end
+                if found == start:
+                    rank = PREFIX
+                elif not text[found - 1].isalnum():
+                    rank = WORD
+                else:  # a later run may start a word
+                    rank = match_rank(needle, text[start:end])
+                yield n, rank, end - start
+            at = end + 1
+
+    def scattered(self, pattern: re.Pattern[str], needle: str) -> Iterator[tuple[int, int]]:
+        """(index, length) of each open item that `pattern` matches but does not hold
+        `needle` as one run (those `runs` gives), in document order."""
+        text, starts, at, last = self._text, self._starts, 0, len(self._starts)
+        search = pattern.search
+        while True:
+            found = search(text, at)
+            if found is None:
+                return
+            n = bisect_right(starts, found.start()) - 1
+            start = starts[n]
+            end = starts[n + 1] - 1 if n + 1 < last else len(text)
+            if needle not in text[start:end]:
+                yield n, end - start
+            at = end + 1
 
     def matches(self, pattern: re.Pattern[str] | None) -> Iterator[int]:
         """The indices (in `items`) of the open items that match, in document order (all of
