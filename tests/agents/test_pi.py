@@ -19,6 +19,7 @@ from support.agent_harness import OPEN_LINES, Project
 from support.fake_agent_models import FakeChatCompletionsAPI
 from support.fake_model import http_error, stall, text
 from support.pi_agent import Pi
+from support.session_gate import in_background
 from test_chat_agent_hooks import WatchingServer, busy, finish
 
 from todo_ls.install.pi import COMMAND_LINE
@@ -76,13 +77,20 @@ def test_work_without_ticking_is_capped_and_shows_paused_no_progress(
 ) -> None:
     pi.project.settings({"maxNoProgressNudges": 2})
     pi.project.install(pi.host, "--scope", "user")
+    # Print mode ends the session 0.15 s after the last turn's pause, within one poll of the
+    # language server: held open, as an interactive pi stays, until the pause was shown.
+    gate = pi.hold_shutdown()
 
-    finish(pi, *busy(pi))
-
-    blocks = len(pi.model.nudges())
-    assert blocks == 2, f"{blocks} blocks with maxNoProgressNudges = 2"
-    assert pi.model.pending() > 0, "the agent was not let go while it still had work"
-    paused = watching_server.wait_shown(pi.session_of(), "paused", "no-progress")
+    running = in_background(lambda: finish(pi, *busy(pi)))
+    try:
+        gate.wait_held(running)
+        blocks = len(pi.model.nudges())
+        assert blocks == 2, f"{blocks} blocks with maxNoProgressNudges = 2"
+        assert pi.model.pending() > 0, "the agent was not let go while it still had work"
+        paused = watching_server.wait_shown(pi.session_of(), "paused", "no-progress")
+    finally:
+        gate.release()
+    running.result(timeout=60)
     assert paused.get("host") == "pi"
     assert paused.get("nudges") == blocks
 
