@@ -4,8 +4,8 @@
 each open `path:line`, then a free stop once the boxes are ticked; a text-only answer is not
 blocked again (the nudge comes back as an `input` from the extension, not a user prompt); a
 model that works but never ticks is let go after `maxNoProgressNudges` and a language server
-shows it `paused` `no-progress` (in both modes); an abort (`stop_reason: aborted`) and an error are never
-nudged and pause the session; a missing or slow todo-ls lets pi stop."""
+shows it `paused` `no-progress` (in both modes); an abort (`stop_reason: aborted`) and an
+error are never nudged and pause the session; a missing or slow todo-ls lets pi stop."""
 
 from __future__ import annotations
 
