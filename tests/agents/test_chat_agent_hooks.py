@@ -21,6 +21,7 @@ from support.fake_agent_models import FakeChatCompletionsAPI
 from support.fake_model import Reply, stall, text
 from support.lsp_harness import with_no_host
 from support.reliability_support import StdioLanguageServer, wait_until
+from support.session_gate import SessionEndGate, in_background
 
 pytestmark = [pytest.mark.agents, pytest.mark.timeout(240)]
 
@@ -175,6 +176,24 @@ def finish(agent: ChatAgent, *script: Reply) -> AgentRun:
 def busy(agent: ChatAgent) -> list[Reply]:
     """A model that works (a command) and ends its turn, again and again, never ticking."""
     return [agent.shell("ls"), text("Still working on it.")] * 8
+
+
+def capped_with_the_end_held(
+    agent: ChatAgent, gate: SessionEndGate, server: WatchingServer, cap: int
+) -> Json:
+    """`busy` run to the no-progress `cap` with the agent held at its session end (`gate`)
+    until `server` showed the session paused `no-progress`; the entry it showed."""
+    running = in_background(lambda: finish(agent, *busy(agent)))
+    try:
+        gate.wait_held(running)
+        blocks = len(agent.model.nudges())
+        assert blocks == cap, f"{blocks} blocks with maxNoProgressNudges = {cap}"
+        assert agent.model.pending() > 0, "the agent was not let go while it still had work"
+        paused = server.wait_shown(agent.stored_session(), "paused", "no-progress")
+    finally:
+        gate.release()
+    running.result(timeout=60)
+    return paused
 
 
 def add_user_stop_hook(agent: ChatAgent, command: str) -> None:

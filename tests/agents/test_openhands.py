@@ -15,8 +15,8 @@ import pytest
 from support.agent_harness import OPEN_LINES, Project
 from support.fake_model import text
 from support.openhands_agent import FakeOpenHandsModel, OpenHands
-from support.session_gate import HOLD_S, SessionEndGate, in_background
-from test_chat_agent_hooks import WatchingServer, busy, finish
+from support.session_gate import HOLD_S, SessionEndGate
+from test_chat_agent_hooks import WatchingServer, capped_with_the_end_held, finish
 
 from todo_ls.hook.hosts.openhands import TASKS_FILE, conversations_dir, tasks_file
 from todo_ls.store import Store
@@ -93,19 +93,10 @@ def test_work_without_ticking_is_capped_and_shows_paused_no_progress(
     install(openhands)
     gate = hold_session_end(openhands)
 
-    running = in_background(lambda: finish(openhands, *busy(openhands)))
-    try:
-        gate.wait_held(running)
-        blocks = len(openhands.model.nudges())
-        assert blocks == 2, f"{blocks} blocks with maxNoProgressNudges = 2"
-        assert openhands.model.pending() > 0, "the agent was not let go while it still had work"
-        session = openhands.stored_session()
-        paused = watching_server.wait_shown(session, "paused", "no-progress")
-    finally:
-        gate.release()
-    running.result(timeout=60)
+    paused = capped_with_the_end_held(openhands, gate, watching_server, cap=2)
+
     assert paused.get("host") == "openhands"
-    assert paused.get("nudges") == blocks
+    assert paused.get("nudges") == 2
 
 
 def test_the_nudge_stands_alone_after_the_answer_it_follows(openhands: OpenHands) -> None:

@@ -19,8 +19,7 @@ from support.agent_harness import OPEN_LINES, Project
 from support.fake_agent_models import FakeChatCompletionsAPI
 from support.fake_model import http_error, stall, text
 from support.pi_agent import Pi
-from support.session_gate import in_background
-from test_chat_agent_hooks import WatchingServer, busy, finish
+from test_chat_agent_hooks import WatchingServer, busy, capped_with_the_end_held, finish
 
 from todo_ls.install.pi import COMMAND_LINE
 from todo_ls.store import Store
@@ -81,18 +80,10 @@ def test_work_without_ticking_is_capped_and_shows_paused_no_progress(
     # language server: held open, as an interactive pi stays, until the pause was shown.
     gate = pi.hold_shutdown()
 
-    running = in_background(lambda: finish(pi, *busy(pi)))
-    try:
-        gate.wait_held(running)
-        blocks = len(pi.model.nudges())
-        assert blocks == 2, f"{blocks} blocks with maxNoProgressNudges = 2"
-        assert pi.model.pending() > 0, "the agent was not let go while it still had work"
-        paused = watching_server.wait_shown(pi.session_of(), "paused", "no-progress")
-    finally:
-        gate.release()
-    running.result(timeout=60)
+    paused = capped_with_the_end_held(pi, gate, watching_server, cap=2)
+
     assert paused.get("host") == "pi"
-    assert paused.get("nudges") == blocks
+    assert paused.get("nudges") == 2
 
 
 def test_rpc_mode_caps_work_without_ticking_and_shows_paused_no_progress_while_open(
