@@ -15,6 +15,7 @@ import pytest
 from support.agent_harness import Project
 from support.fake_model import text
 from support.openhands_agent import FakeOpenHandsModel, OpenHands
+from support.session_gate import HOLD_S, SessionEndGate
 from support.stop_scenarios import (
     WatchingServer,
     blocks_once_naming_each_then_stops,
@@ -43,15 +44,17 @@ def install(agent: OpenHands) -> None:
     assert agent.project_settings.is_file(), said
 
 
-def hold_session_end(agent: OpenHands, seconds: float) -> None:
-    """A command of the user's own before todo-ls's `SessionEnd` hook that takes `seconds`:
+def hold_session_end(agent: OpenHands) -> SessionEndGate:
+    """A command of the user's own before todo-ls's `SessionEnd` hook that waits for the gate:
     headless, OpenHands ends the session about 0.1 s after its last Stop, and an ended
     session leaves the editors' list before the language server (which polls the store every
     0.5 s) has shown its pause; in the TUI the session stays open."""
+    gate = SessionEndGate(agent.project.tmp)
     settings = json.loads(agent.project_settings.read_text(encoding="utf-8"))
     group = settings["hooks"]["SessionEnd"][0]["hooks"]
-    group.insert(0, {"type": "command", "command": f"sleep {seconds}", "timeout": 30})
+    group.insert(0, {"type": "command", "command": gate.command(), "timeout": HOLD_S + 30})
     agent.project_settings.write_text(json.dumps(settings), encoding="utf-8")
+    return gate
 
 
 def test_open_items_block_once_naming_each_and_the_ticked_plan_stops(openhands: OpenHands) -> None:
@@ -69,8 +72,7 @@ def test_work_without_ticking_is_capped_and_shows_paused_no_progress(
 ) -> None:
     openhands.project.settings({"maxNoProgressNudges": 2})
     install(openhands)
-    hold_session_end(openhands, 2.0)
-    capped_and_shown_paused(openhands, watching_server, 2)
+    capped_and_shown_paused(openhands, watching_server, 2, hold_session_end(openhands))
 
 
 def test_the_nudge_stands_alone_after_the_answer_it_follows(openhands: OpenHands) -> None:

@@ -4,8 +4,8 @@
 each open `path:line`, then a free stop once the boxes are ticked; a text-only answer is not
 blocked again (the nudge comes back as an `input` from the extension, not a user prompt); a
 model that works but never ticks is let go after `maxNoProgressNudges` and a language server
-shows it `paused` `no-progress`; an abort (`stop_reason: aborted`) and an error are never
-nudged and pause the session; a missing or slow todo-ls lets pi stop."""
+shows it `paused` `no-progress` (in both modes); an abort (`stop_reason: aborted`) and an
+error are never nudged and pause the session; a missing or slow todo-ls lets pi stop."""
 
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ from support.stop_scenarios import (
     WatchingServer,
     blocks_once_naming_each_then_stops,
     busy,
+    capped_and_shown_paused,
     finish,
     text_only_answer_is_not_blocked_again,
 )
@@ -58,15 +59,35 @@ def test_work_without_ticking_is_capped_and_shows_paused_no_progress(
 ) -> None:
     pi.project.settings({"maxNoProgressNudges": 2})
     pi.project.install(pi.host, "--scope", "user")
+    # Print mode ends the session 0.15 s after the last turn's pause, within one poll of the
+    # language server: held open, as an interactive pi stays, until the pause was shown.
+    gate = pi.hold_shutdown()
 
-    finish(pi, *busy(pi))
+    capped_and_shown_paused(pi, watching_server, 2, gate)
 
-    blocks = len(pi.model.nudges())
-    assert blocks == 2, f"{blocks} blocks with maxNoProgressNudges = 2"
+
+def test_rpc_mode_caps_work_without_ticking_and_shows_paused_no_progress_while_open(
+    pi: Pi, watching_server: WatchingServer
+) -> None:
+    # The interactive route (agent_end, the nudge once idle): the session stays open, so the
+    # editor shows the pause with no hold.
+    pi.project.settings({"maxNoProgressNudges": 2})
+    pi.project.install(pi.host)
+    pi.model.script(*busy(pi))
+    rpc = pi.rpc()
+    try:
+        rpc.prompt("Work through PLAN.md.")
+        rpc.wait_agent_ends(3)
+        paused = watching_server.wait_shown(pi.session_of(), "paused", "no-progress")
+        rpc.quiet()
+    finally:
+        rpc.stop()
+
+    assert len(rpc.agent_ends()) == 3, "a run after the cap"
+    assert len(pi.model.nudges()) == 2
     assert pi.model.pending() > 0, "the agent was not let go while it still had work"
-    paused = watching_server.wait_shown(pi.session_of(), "paused", "no-progress")
     assert paused.get("host") == "pi"
-    assert paused.get("nudges") == blocks
+    assert paused.get("nudges") == 2
 
 
 def test_rpc_mode_nudges_once_idle_and_the_nudge_is_no_user_prompt(pi: Pi) -> None:

@@ -65,15 +65,16 @@ class ChatAgent:
     def session_of(self, run: AgentRun) -> str:
         raise NotImplementedError
 
-    def stored_session(self, run: AgentRun) -> str:
+    def stored_session(self, run: AgentRun | None = None) -> str:
         """The session the hooks recorded for this host (one per test): for an agent whose
-        output names none."""
+        output names none (or still running: no `run` yet)."""
         store = Store.open(self.project.state)
         try:
             found = [s.session_id for s in store.hook_sessions() if s.host == self.host]
         finally:
             store.close()
-        assert found, f"no {self.host} session in the store: {run.stderr[-2000:]}"
+        where = run.stderr[-2000:] if run is not None else ""
+        assert found, f"no {self.host} session in the store: {where}"
         return found[-1]
 
     def finished(self, run: AgentRun) -> bool:

@@ -19,6 +19,7 @@ from support.chat_agents import ChatAgent
 from support.fake_agent_models import FakeChatCompletionsAPI
 from support.fake_model import Reply
 from support.reliability_support import wait_until
+from support.session_gate import SessionEndGate
 from todo_ls.store import Store
 
 PI_VERSION = "0.73.1"
@@ -95,6 +96,16 @@ class Pi(StoreSessions):
 
     def shell(self, command: str) -> Reply:
         return Reply(tool="bash", arguments={"command": command})
+
+    def hold_shutdown(self) -> SessionEndGate:
+        """An extension of the user's own in the project whose `session_shutdown` waits for
+        the gate: pi runs the project's extensions before the user's (its loader), so a
+        todo-ls installed with `--scope user` ends the session only once it is released."""
+        gate = SessionEndGate(self.project.tmp)
+        hold = self.project.root / ".pi" / "extensions" / "hold-shutdown.ts"
+        hold.parent.mkdir(parents=True, exist_ok=True)
+        hold.write_text(gate.pi_extension(), encoding="utf-8")
+        return gate
 
     def finished(self, run: AgentRun) -> bool:
         ends = run.of_type("agent_end")

@@ -14,6 +14,7 @@ from support.chat_agents import ChatAgent
 from support.fake_model import Reply, text
 from support.lsp_harness import with_no_host
 from support.reliability_support import StdioLanguageServer, wait_until
+from support.session_gate import SessionEndGate, in_background
 
 SHOWN = 10.0  # seconds for a hook event to reach the status (the server polls the store)
 
@@ -101,17 +102,32 @@ def text_only_answer_is_not_blocked_again(agent: ChatAgent) -> None:
     assert agent.project.open_items() == 2
 
 
-def capped_and_shown_paused(agent: ChatAgent, server: WatchingServer, cap: int) -> Json:
+def capped_and_shown_paused(
+    agent: ChatAgent, server: WatchingServer, cap: int, gate: SessionEndGate | None = None
+) -> Json:
     """A model that works but never ticks, with `maxNoProgressNudges = cap` set and the
     hooks installed: exactly `cap` blocks, then let go with work left, and `server` shows the
-    session `paused` `no-progress` from this host. The entry shown is returned."""
-    run = finish(agent, *busy(agent))
+    session `paused` `no-progress` from this host. With `gate` the agent is held at its
+    session end until then (session_gate.py: a print-mode run ends its session within one
+    poll of the server). The entry shown is returned."""
 
-    blocks = len(agent.model.nudges())
-    assert blocks == cap, f"{blocks} blocks with maxNoProgressNudges = {cap}"
-    assert agent.model.pending() > 0, "the agent was not let go while it still had work"
-    paused = server.wait_shown(agent.session_of(run), "paused", "no-progress")
+    def shown(session: str) -> Json:
+        blocks = len(agent.model.nudges())
+        assert blocks == cap, f"{blocks} blocks with maxNoProgressNudges = {cap}"
+        assert agent.model.pending() > 0, "the agent was not let go while it still had work"
+        return server.wait_shown(session, "paused", "no-progress")
+
+    if gate is None:
+        paused = shown(agent.session_of(finish(agent, *busy(agent))))
+    else:
+        running = in_background(lambda: finish(agent, *busy(agent)))
+        try:
+            gate.wait_held(running)
+            paused = shown(agent.stored_session())
+        finally:
+            gate.release()
+        running.result(timeout=60)
     assert paused.get("host") == agent.host
-    assert paused.get("nudges") == blocks
+    assert paused.get("nudges") == cap
     assert paused.get("open") == 2
     return paused
