@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import contextlib
 import os
-import stat
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
 from todo_ls import checklist  # the engine loads on first use (server cold start)
 from todo_ls.checklist.lines import LINE_END, split_lines
+from todo_ls.regular_files import NotRegularFile, open_regular
 
 if TYPE_CHECKING:
     from todo_ls.checklist import MarkerEdit
@@ -63,19 +63,15 @@ def read_text(path: str | os.PathLike[str], max_bytes: int = MAX_BYTES) -> DiskT
     directory, a file over `max_bytes`, binary content (NUL bytes) or invalid UTF-8."""
     name = os.fspath(path)
     try:
-        # Checked before opening: opening a FIFO would block.
-        kind = os.stat(name).st_mode
-        if stat.S_ISDIR(kind):
-            raise DiskError(f"{name}: is a directory")
-        if not stat.S_ISREG(kind):
-            raise DiskError(f"{name}: not a regular file")
-        with open(name, "rb") as f:
+        with open_regular(name) as f:
             st = os.fstat(f.fileno())
             if st.st_size > max_bytes:
                 raise DiskError(f"{name}: too large ({st.st_size} bytes, limit {max_bytes})")
             data = f.read(max_bytes + 1)
     except FileNotFoundError:
         raise DiskError(f"{name}: no such file") from None
+    except (IsADirectoryError, NotRegularFile) as err:
+        raise DiskError(str(err)) from None
     except OSError as err:
         raise DiskError(f"{name}: cannot read ({err.strerror or err})") from None
     if len(data) > max_bytes:  # it grew while we read

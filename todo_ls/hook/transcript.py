@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import json
 import os
-import stat
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
-from typing import Any, BinaryIO, ClassVar, Literal, NamedTuple, Protocol, TypeVar
+from typing import Any, ClassVar, Literal, NamedTuple, Protocol, TypeVar
+
+from todo_ls.regular_files import NotRegularFile, open_regular
 
 # What a transcript record is, as far as the work rule cares (None: none of these).
 LineKind = Literal["tool", "prompt", "nudge", "interrupt"]
@@ -142,29 +143,6 @@ def parse_line(line: bytes) -> Mapping[str, Any] | None:
     except ValueError:
         return None
     return record if isinstance(record, dict) else None
-
-
-class NotRegularFile(OSError):
-    """A path that names a FIFO, a socket or a device: never read (a FIFO would block)."""
-
-
-def open_regular(path: Path) -> BinaryIO:
-    """`path` opened for reading, refused (OSError) unless it is a regular file.
-
-    Opened without blocking and judged on the opened file itself: a plain open of a FIFO
-    waits for a writer forever, and a stat before the open could judge another file."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    try:
-        mode = os.fstat(fd).st_mode
-        if stat.S_ISDIR(mode):
-            raise IsADirectoryError(f"{path}: is a directory")
-        if not stat.S_ISREG(mode):
-            raise NotRegularFile(f"{path}: not a regular file")
-        os.set_blocking(fd, True)
-        return os.fdopen(fd, "rb")
-    except BaseException:
-        os.close(fd)
-        raise
 
 
 def read_regular(path: Path, limit: int = TAIL_BYTES) -> bytes:
