@@ -10,7 +10,10 @@ is from the status. The index is compact (one lower-cased text of names per file
 the workspace keeps only some closed files' parses. A query searches each file's text in C
 and encodes only the entries it returns, each once per parse; it reads no file nor stats one,
 but for encoding a file's first entries when the workspace dropped its parse (re-read as
-`WorkspaceIndex.state` does, checked against the stamp the entry was built from).
+`WorkspaceIndex.state` does, checked against the stamp the entry was built from). The encoded
+entries are kept within `ENCODED_BYTES`, the files least recently answered from dropped first:
+kept for every item of every file, a long session's varied queries would hold the JSON of the
+whole workspace (docs/performance.md, "Memory").
 Each entry's `containerName` is `path › heading` (the path relative to its workspace folder);
 at most `LIMIT` entries, in folder, file and document order.
 """
@@ -18,7 +21,9 @@ at most `LIMIT` entries, in folder, file and document order.
 from __future__ import annotations
 
 import re
+import sys
 import weakref
+from collections import OrderedDict
 from collections.abc import Collection
 from json.encoder import encode_basestring_ascii
 from typing import TYPE_CHECKING
@@ -37,6 +42,9 @@ if TYPE_CHECKING:
 
 LIMIT = 1000  # entries per answer: an editor's picker shows a screenful, and types on
 SEPARATOR = " › "
+# What the encoded entries of all files may hold, in bytes (about 30,000 entries of ~250 B):
+# a screenful of answers for many queries; past it an entry is encoded again when asked.
+ENCODED_BYTES = 8 * 2**20
 
 
 class FileSymbols:
@@ -46,7 +54,7 @@ class FileSymbols:
     the parse it was built from (`WorkspaceIndex.token`), so a re-read of the same text
     encodes its entries."""
 
-    __slots__ = ("container", "encoded", "encoding", "folder", "open_items", "token")
+    __slots__ = ("bytes", "container", "encoded", "encoding", "folder", "open_items", "token")
 
     def __init__(self, state: FileState, folder: Folder, token: object) -> None:
         self.open_items = checklist.OpenItems(state.checklist)
@@ -55,6 +63,13 @@ class FileSymbols:
         self.token = token
         self.encoding: Encoding | None = None
         self.encoded: list[str | None] = []
+        self.bytes = 0  # held by `encoded` and its strings
+
+    def drop_encoded(self) -> None:
+        """Forget the encoded entries (encoded again when next asked)."""
+        self.encoding = None
+        self.encoded = []
+        self.bytes = 0
 
     def cached(self, n: int, encoding: Encoding) -> str | None:
         """Item `n`'s entry when it was encoded already (no parse needed)."""
@@ -66,6 +81,7 @@ class FileSymbols:
         if encoding is not self.encoding:
             self.encoding = encoding
             self.encoded = [None] * self.open_items.count
+            self.bytes = sys.getsizeof(self.encoded)
         found = self.encoded[n]
         if found is None:
             item = parsed.items[n]
@@ -83,7 +99,38 @@ class FileSymbols:
                 f'"end":{{"line":{item.line},"character":{end}}}}}}},'
                 f'"containerName":{encode_basestring_ascii(container)}}}'
             )
+            self.bytes += sys.getsizeof(found)
         return found
+
+
+class _Encoded:
+    """The files whose entries are kept encoded, least recently answered from first, and
+    the bytes they hold; trimmed to `ENCODED_BYTES` after each answer."""
+
+    __slots__ = ("bytes", "files")
+
+    def __init__(self) -> None:
+        self.bytes = 0
+        # Each file's entries and the bytes counted for them when last answered from.
+        self.files: OrderedDict[Path, tuple[FileSymbols, int]] = OrderedDict()
+
+    def used(self, path: Path, symbols: FileSymbols) -> None:
+        """An answer took entries of `symbols` (those of `path`): now the most recent."""
+        old = self.files.pop(path, None)
+        if old is not None:
+            self.bytes -= old[1]
+            if old[0] is not symbols:  # of a parse since replaced: never asked again
+                old[0].drop_encoded()
+        if symbols.bytes:
+            self.files[path] = (symbols, symbols.bytes)
+            self.bytes += symbols.bytes
+
+    def trim(self, limit: int) -> None:
+        """Drop the encoded entries of the least recently used files past `limit` bytes."""
+        while self.bytes > limit and self.files:
+            _, (symbols, counted) = self.files.popitem(last=False)
+            self.bytes -= counted
+            symbols.drop_encoded()
 
 
 class _Parsed:
@@ -102,6 +149,7 @@ _indexes: weakref.WeakKeyDictionary[WorkspaceIndex, dict[Path, FileSymbols]] = (
     weakref.WeakKeyDictionary()
 )
 _headings: weakref.WeakKeyDictionary[FileState, list[str]] = weakref.WeakKeyDictionary()
+_encoded: weakref.WeakKeyDictionary[WorkspaceIndex, _Encoded] = weakref.WeakKeyDictionary()
 
 
 def _fresh(index: WorkspaceIndex, path: Path) -> FileState:
@@ -114,6 +162,13 @@ def _entries(index: WorkspaceIndex) -> dict[Path, FileSymbols]:
     found = _indexes.get(index)
     if found is None:
         found = _indexes[index] = {}
+    return found
+
+
+def _encoded_of(index: WorkspaceIndex) -> _Encoded:
+    found = _encoded.get(index)
+    if found is None:
+        found = _encoded[index] = _Encoded()
     return found
 
 
@@ -179,6 +234,8 @@ def _file_entries(
         out.append(entry)
         if len(out) >= room:
             break
+    if out:
+        _encoded_of(index).used(path, found)
     return out
 
 
@@ -195,6 +252,7 @@ def workspace_symbols(
         out += _file_entries(index, path, folder, pattern, encoding, limit - len(out))
         if len(out) >= limit:
             break
+    _encoded_of(index).trim(ENCODED_BYTES)
     return "[" + ",".join(out) + "]"
 
 
