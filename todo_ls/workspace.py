@@ -72,6 +72,8 @@ CLOSED_PARSE_BYTES = 32 * 2**20
 _ITEM_BYTES = 200
 _HEADING_BYTES = 250
 _STATE_BYTES = 600
+_LINE_BYTES = sys.getsizeof("") + 8  # a line's str header and its slot in the list
+_LIST_BYTES = sys.getsizeof([])
 
 # Tokens of open documents' parses: unique, so no later parse is taken for them.
 _open_tokens = itertools.count(1)
@@ -223,9 +225,14 @@ class FileState:
         found = _STATE_BYTES + sys.getsizeof(self.text)
         found += _ITEM_BYTES * len(self.checklist.items)
         found += _HEADING_BYTES * len(self.checklist.headings)
-        if "lines" in self.__dict__:
-            found += sum(map(sys.getsizeof, self.__dict__["lines"]))
-        return found
+        # Its lines counted whether split or not: a reader of a kept parse (an outline, a
+        # workspace/symbol entry) may split them after the cache weighed it. Each line is a
+        # str (header, its characters, at most the text's width) and a slot of the list.
+        lines = self.__dict__.get("lines")
+        if lines is not None:
+            return found + sys.getsizeof(lines) + sum(map(sys.getsizeof, lines))
+        ends = self.text.count("\n") + self.text.count("\r") + 1
+        return found + sys.getsizeof(self.text) + _LINE_BYTES * ends + _LIST_BYTES
 
     @cached_property
     def progress(self) -> Progress:

@@ -313,6 +313,9 @@ def test_memory_bench_measures_closed_documents_and_a_big_workspace() -> None:
     assert report["workspace_baseline"]["items"] == 4 * 50
     assert 0 < report["workspace"]["peak_rss_mb"] <= 300
     assert report["workspace"]["ratio_to_baseline"] > 0
+    # The symbol queries answer from the notes they name, after the status's peak.
+    assert report["workspace"]["symbol_entries"] > 0
+    assert report["workspace"]["peak_rss_mb_after_symbols"] >= report["workspace"]["peak_rss_mb"]
     rows = table_rows(report)
     assert len(rows) == 2, rows
     assert all(row.endswith(("| pass |", "| FAIL |")) for row in rows), rows

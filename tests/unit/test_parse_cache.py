@@ -77,3 +77,17 @@ def test_open_documents_are_kept_whatever_the_bound(tmp_path: Path) -> None:
     index.close_document(opened[0].as_uri())
     assert opened[0] not in index.parse_cache
     assert not index.state(opened[0]).is_open
+
+
+def test_the_bound_holds_once_kept_parses_are_split_into_lines(tmp_path: Path) -> None:
+    # An outline or a workspace/symbol entry reads a kept parse's lines after the cache
+    # weighed it: what it holds then must still be within the bound.
+    index, _, texts = _workspace(tmp_path, 200)
+    for path in texts:
+        index.state(path)
+    kept = [state for path in texts if (state := index.last_parsed(path)) is not None]
+    weighed = sum(state.cost() for state in kept)
+    for state in kept:
+        assert state.lines
+    assert weighed <= LIMIT
+    assert sum(state.cost() for state in kept) <= weighed

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import json
 import random
+import sys
 from pathlib import Path
 
 import pytest
 
 from todo_ls.checklist import StateRegistry, fuzzy_match, parse, symbol_name, text_span
 from todo_ls.checklist.model import OPEN_STATES
+from todo_ls.server import workspace_symbols as symbols_module
 from todo_ls.server.positions import Encoding
 from todo_ls.server.workspace_symbols import (
     LIMIT,
@@ -157,13 +159,22 @@ def answered(
     ]
 
 
-# 0: the workspace keeps no closed file's parse but the last (docs/performance.md, "Memory"),
-# so the entries of the others are encoded from a re-read.
-@pytest.mark.parametrize("parse_bytes", [CLOSED_PARSE_BYTES, 0])
+# parse_bytes 0: the workspace keeps no closed file's parse but the last (docs/performance.md,
+# "Memory"), so the entries of the others are encoded from a re-read; encoded_bytes 0: no
+# entry is kept encoded past its answer.
+@pytest.mark.parametrize(
+    ("parse_bytes", "encoded_bytes"),
+    [(CLOSED_PARSE_BYTES, symbols_module.ENCODED_BYTES), (0, symbols_module.ENCODED_BYTES), (0, 0)],
+)
 @pytest.mark.parametrize("seed", range(6))
 def test_the_index_answers_what_a_fresh_scan_does(
-    tmp_path: Path, seed: int, parse_bytes: int
+    tmp_path: Path,
+    seed: int,
+    parse_bytes: int,
+    encoded_bytes: int,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    monkeypatch.setattr(symbols_module, "ENCODED_BYTES", encoded_bytes)
     rng = random.Random(seed)
     root = tmp_path / "ws"
     paths = [root / folder / f"plan{n}.md" for folder in ("a", "b/c") for n in range(3)]
@@ -266,3 +277,39 @@ def test_the_caps_hold(tmp_path: Path) -> None:
     # Best first: every name starting with "task" before the one where a word does.
     assert "a stray task" not in [e[0] for e in ranked]
     assert [len(e[0]) for e in ranked] == sorted(len(e[0]) for e in ranked)
+
+
+def _encoded_bytes(index: WorkspaceIndex) -> int:
+    """What the index's encoded entries hold: their strings and lists (but empty ones)."""
+    entries = symbols_module._indexes.get(index, {})
+    return sum(
+        sys.getsizeof(f.encoded) + sum(sys.getsizeof(e) for e in f.encoded if e is not None)
+        for f in entries.values()
+        if f.encoded
+    )
+
+
+def test_encoded_entries_stay_within_their_bound(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Queries that each answer from other files (as a long session's do) would otherwise
+    # keep the JSON of every item of every file.
+    for n in range(40):
+        items = "".join(f"- [ ] note{n:02d} task {k}\n" for k in range(20))
+        (tmp_path / f"n{n:02d}.md").write_text(f"# N{n}\n\n{items}")
+    index = WorkspaceIndex()
+    index.set_folders([Folder.from_path(tmp_path)])
+    index.configure(["*.md"], StateRegistry.default())
+    unbounded = {n: answered(index, f"note{n:02d}", 1000) for n in range(40)}
+    assert _encoded_bytes(index) > 40 * 20 * 200  # every entry encoded, ~250 B each
+    bound = 30_000  # about six files' entries
+    monkeypatch.setattr(symbols_module, "ENCODED_BYTES", bound, raising=False)
+    index = WorkspaceIndex()
+    index.set_folders([Folder.from_path(tmp_path)])
+    index.configure(["*.md"], StateRegistry.default())
+    for _ in range(2):
+        for n in range(40):
+            assert answered(index, f"note{n:02d}", 1000) == unbounded[n]
+            assert _encoded_bytes(index) <= bound
+    assert len(answered(index, "", 1000)) == 800
+    assert _encoded_bytes(index) <= bound

@@ -10,7 +10,10 @@ is from the status. The index is compact (one lower-cased text of names per file
 the workspace keeps only some closed files' parses. A query searches each file's text in C
 and encodes only the entries it returns, each once per parse; it reads no file nor stats one,
 but for encoding a file's first entries when the workspace dropped its parse (re-read as
-`WorkspaceIndex.state` does, checked against the stamp the entry was built from).
+`WorkspaceIndex.state` does, checked against the stamp the entry was built from). The encoded
+entries are kept within `ENCODED_BYTES`, the files least recently answered from dropped first:
+kept for every item of every file, a long session's varied queries would hold the JSON of the
+whole workspace (docs/performance.md, "Memory").
 Each entry's `containerName` is `path › heading` (the path relative to its workspace folder).
 An empty query lists at most `LIMIT` entries in folder, file and document order; any other
 query answers its best `RANKED_LIMIT` matches, best first (`_ranked`).
@@ -20,7 +23,9 @@ from __future__ import annotations
 
 import heapq
 import re
+import sys
 import weakref
+from collections import OrderedDict
 from collections.abc import Collection
 from json.encoder import encode_basestring_ascii
 from pathlib import Path
@@ -45,6 +50,9 @@ CANDIDATES = 384
 SCAN = 50_000
 SCATTERED = 3  # checklist.match_rank's last: the letters in order, not one run
 SEPARATOR = " › "
+# What the encoded entries of all files may hold, in bytes (about 30,000 entries of ~250 B):
+# a screenful of answers for many queries; past it an entry is encoded again when asked.
+ENCODED_BYTES = 8 * 2**20
 
 
 class FileSymbols:
@@ -54,7 +62,7 @@ class FileSymbols:
     the parse it was built from (`WorkspaceIndex.token`), so a re-read of the same text
     encodes its entries."""
 
-    __slots__ = ("container", "encoded", "encoding", "folder", "open_items", "token")
+    __slots__ = ("bytes", "container", "encoded", "encoding", "folder", "open_items", "token")
 
     def __init__(self, state: FileState, folder: Folder, token: object) -> None:
         self.open_items = checklist.OpenItems(state.checklist)
@@ -63,6 +71,13 @@ class FileSymbols:
         self.token = token
         self.encoding: Encoding | None = None
         self.encoded: list[str | None] = []
+        self.bytes = 0  # held by `encoded` and its strings
+
+    def drop_encoded(self) -> None:
+        """Forget the encoded entries (encoded again when next asked)."""
+        self.encoding = None
+        self.encoded = []
+        self.bytes = 0
 
     def cached(self, n: int, encoding: Encoding) -> str | None:
         """Item `n`'s entry when it was encoded already (no parse needed)."""
@@ -74,6 +89,7 @@ class FileSymbols:
         if encoding is not self.encoding:
             self.encoding = encoding
             self.encoded = [None] * self.open_items.count
+            self.bytes = sys.getsizeof(self.encoded)
         found = self.encoded[n]
         if found is None:
             item = parsed.items[n]
@@ -91,7 +107,38 @@ class FileSymbols:
                 f'"end":{{"line":{item.line},"character":{end}}}}}}},'
                 f'"containerName":{encode_basestring_ascii(container)}}}'
             )
+            self.bytes += sys.getsizeof(found)
         return found
+
+
+class _Encoded:
+    """The files whose entries are kept encoded, least recently answered from first, and
+    the bytes they hold; trimmed to `ENCODED_BYTES` after each answer."""
+
+    __slots__ = ("bytes", "files")
+
+    def __init__(self) -> None:
+        self.bytes = 0
+        # Each file's entries and the bytes counted for them when last answered from.
+        self.files: OrderedDict[Path, tuple[FileSymbols, int]] = OrderedDict()
+
+    def used(self, path: Path, symbols: FileSymbols) -> None:
+        """An answer took entries of `symbols` (those of `path`): now the most recent."""
+        old = self.files.pop(path, None)
+        if old is not None:
+            self.bytes -= old[1]
+            if old[0] is not symbols:  # of a parse since replaced: never asked again
+                old[0].drop_encoded()
+        if symbols.bytes:
+            self.files[path] = (symbols, symbols.bytes)
+            self.bytes += symbols.bytes
+
+    def trim(self, limit: int) -> None:
+        """Drop the encoded entries of the least recently used files past `limit` bytes."""
+        while self.bytes > limit and self.files:
+            _, (symbols, counted) = self.files.popitem(last=False)
+            self.bytes -= counted
+            symbols.drop_encoded()
 
 
 class _Parsed:
@@ -110,6 +157,7 @@ _indexes: weakref.WeakKeyDictionary[WorkspaceIndex, dict[Path, FileSymbols]] = (
     weakref.WeakKeyDictionary()
 )
 _headings: weakref.WeakKeyDictionary[FileState, list[str]] = weakref.WeakKeyDictionary()
+_encoded: weakref.WeakKeyDictionary[WorkspaceIndex, _Encoded] = weakref.WeakKeyDictionary()
 
 
 def _fresh(index: WorkspaceIndex, path: Path) -> FileState:
@@ -122,6 +170,13 @@ def _entries(index: WorkspaceIndex) -> dict[Path, FileSymbols]:
     found = _indexes.get(index)
     if found is None:
         found = _indexes[index] = {}
+    return found
+
+
+def _encoded_of(index: WorkspaceIndex) -> _Encoded:
+    found = _encoded.get(index)
+    if found is None:
+        found = _encoded[index] = _Encoded()
     return found
 
 
@@ -188,6 +243,8 @@ def _encode(
                 parsed = (state, _Parsed(state))
             entry = found.entry(n, parsed[0], parsed[1], encoding)
         out.append(entry)
+    if out:
+        _encoded_of(index).used(path, found)
     return out
 
 
@@ -326,6 +383,7 @@ def workspace_symbols(
             continue  # that file's entry was dropped: the next pass reads what it holds now
     else:
         out = []
+    _encoded_of(index).trim(ENCODED_BYTES)
     return "[" + ",".join(out) + "]"
 
 
