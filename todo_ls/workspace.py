@@ -296,6 +296,42 @@ class ParseCache:
         return len(self._open) + len(self._closed)
 
 
+# Membership changes past this many files at once re-sort a folder's list instead of bisecting.
+_BISECT_LIMIT = 256
+
+
+@dataclass(frozen=True)
+class GlobPlan:
+    """One folder's patterns to expand (`WorkspaceIndex.glob_plans`)."""
+
+    folder: Folder
+    patterns: tuple[str, ...]
+    confined: bool
+
+
+@dataclass(frozen=True)
+class ExpandedGlobs:
+    """What a `GlobPlan` expands to, and the lines to warn about (patterns leaving a
+    confined folder)."""
+
+    paths: set[Path]
+    outside: tuple[str, ...] = ()
+
+
+def expand_globs(plans: Iterable[GlobPlan]) -> list[tuple[GlobPlan, ExpandedGlobs]]:
+    """Expand each plan's patterns: a walk of the disk that touches no index, so it may run
+    on a worker thread (the server's settings change)."""
+    found: list[tuple[GlobPlan, ExpandedGlobs]] = []
+    for plan in plans:
+        base = plan.folder.path
+        if plan.confined:
+            inside = expand_inside(base, plan.patterns)
+            found.append((plan, ExpandedGlobs(set(inside.paths), tuple(inside.outside))))
+        else:
+            found.append((plan, ExpandedGlobs(set(expand_patterns(base, plan.patterns)))))
+    return found
+
+
 @dataclass
 class _OpenDoc:
     uri: str
@@ -352,6 +388,7 @@ class WorkspaceIndex:
         # `warm`): a count rebuild uses it instead of reading an unchanged file.
         self._known: dict[Path, Known] = {}
         self._sink: SummarySink | None = None
+        self._globs_pending = False
 
     # --- configuration -------------------------------------------------------------------
 
@@ -379,11 +416,18 @@ class WorkspaceIndex:
         *,
         confined: Collection[str] = (),
         default_confined: bool = False,
+        defer_globs: bool = False,
     ) -> None:
         """Apply `markdownFiles` and the state registry (a new registry drops every parse).
         `folder_patterns` (by folder key) replace `patterns` for the folders it names.
         `confined` names the folders whose patterns come from their project file, and
-        `default_confined` says the same of `patterns`: those stay inside the folder."""
+        `default_confined` says the same of `patterns`: those stay inside the folder.
+
+        Unchanged patterns keep their expansion (a settings change of anything else walks
+        nothing). Changed ones are expanded again on next use, or, `defer_globs`, the old
+        expansion stays in use until `install_globs` gets the new one (expanded elsewhere:
+        `glob_plans`, `expand_globs`), which changes only the files that differ."""
+        before = self._glob_inputs()
         self._patterns = list(patterns)
         self._folder_patterns = {k: list(v) for k, v in (folder_patterns or {}).items()}
         self._confined = frozenset(confined)
@@ -392,7 +436,61 @@ class WorkspaceIndex:
             self._registry = registry
             self.clear_cache()
             self._known.clear()  # counted with other states
-        self.invalidate_globs()
+        if self._glob_inputs() == before:
+            return
+        if defer_globs:
+            self._globs_pending = True
+        else:
+            self.invalidate_globs()
+
+    def _glob_inputs(self) -> object:
+        return self._patterns, self._folder_patterns, self._confined, self._default_confined
+
+    @property
+    def globs_pending(self) -> bool:
+        """`configure(defer_globs=True)` changed patterns whose expansion is not installed."""
+        return self._globs_pending
+
+    def glob_plans(self) -> list[GlobPlan]:
+        """What expanding every folder's patterns takes, for `expand_globs` (on any thread)."""
+        return [
+            GlobPlan(f, tuple(self._folder_patterns.get(f.key, self._patterns)), self.confined(f))
+            for f in self._folders
+        ]
+
+    def install_globs(self, expanded: Sequence[tuple[GlobPlan, ExpandedGlobs]]) -> None:
+        """Use these expansions (`expand_globs` of `glob_plans`) in place of the old ones: only
+        the files that differ change membership (and are counted or dropped). A plan that is
+        no longer current (the settings changed again meanwhile) is ignored."""
+        current = {plan.folder.key: plan for plan in self.glob_plans()}
+        installed = 0
+        for plan, found in expanded:
+            if current.get(plan.folder.key) != plan:
+                continue
+            installed += 1
+            for line in found.outside:
+                self._warn_once(f"todo-ls: {plan.folder.path}: {line}")
+            self._install(plan, found.paths)
+        if installed == len(current):
+            self._globs_pending = False
+
+    def _install(self, plan: GlobPlan, paths: set[Path]) -> None:
+        folder = plan.folder
+        subs = self._subs[folder.key]
+        old = subs.globbed
+        subs.matcher = Matcher(folder.path, plan.patterns, confined=plan.confined)
+        if old is None or self._counts is None:
+            subs.globbed, subs.effective = paths, None
+            return
+        differ = old ^ paths
+        if len(differ) > _BISECT_LIMIT:  # one sort beats many list insertions
+            subs.globbed, subs.effective = paths, None
+        else:
+            for path in differ:
+                change = old.discard if path in old else old.add
+                self._change_membership(folder, path, functools.partial(change, path))
+        for path in differ:
+            self._reown(path)
 
     def patterns(self, folder: Folder) -> list[str]:
         """The `markdownFiles` of `folder` (of a confined folder: those spelled inside it)."""
