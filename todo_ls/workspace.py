@@ -311,24 +311,28 @@ class GlobPlan:
 
 @dataclass(frozen=True)
 class ExpandedGlobs:
-    """What a `GlobPlan` expands to, and the lines to warn about (patterns leaving a
-    confined folder)."""
+    """What a `GlobPlan` expands to, each file's (mtime_ns, size) as the walk saw it (so
+    counting a newly subscribed, unchanged file needs no stat), and the lines to warn about
+    (patterns leaving a confined folder)."""
 
     paths: set[Path]
+    stamps: Mapping[Path, tuple[int, int] | None] = field(default_factory=dict)
     outside: tuple[str, ...] = ()
 
 
 def expand_globs(plans: Iterable[GlobPlan]) -> list[tuple[GlobPlan, ExpandedGlobs]]:
-    """Expand each plan's patterns: a walk of the disk that touches no index, so it may run
-    on a worker thread (the server's settings change)."""
+    """Expand each plan's patterns and stat what they name: work on the disk that touches no
+    index, so it may run on a worker thread (the server's settings change)."""
     found: list[tuple[GlobPlan, ExpandedGlobs]] = []
     for plan in plans:
         base = plan.folder.path
+        outside: tuple[str, ...] = ()
         if plan.confined:
             inside = expand_inside(base, plan.patterns)
-            found.append((plan, ExpandedGlobs(set(inside.paths), tuple(inside.outside))))
+            paths, outside = set(inside.paths), tuple(inside.outside)
         else:
-            found.append((plan, ExpandedGlobs(set(expand_patterns(base, plan.patterns)))))
+            paths = set(expand_patterns(base, plan.patterns))
+        found.append((plan, ExpandedGlobs(paths, {p: stamp(p) for p in paths}, outside)))
     return found
 
 
@@ -470,12 +474,12 @@ class WorkspaceIndex:
             installed += 1
             for line in found.outside:
                 self._warn_once(f"todo-ls: {plan.folder.path}: {line}")
-            self._install(plan, found.paths)
+            self._install(plan, found)
         if installed == len(current):
             self._globs_pending = False
 
-    def _install(self, plan: GlobPlan, paths: set[Path]) -> None:
-        folder = plan.folder
+    def _install(self, plan: GlobPlan, found: ExpandedGlobs) -> None:
+        folder, paths = plan.folder, found.paths
         subs = self._subs[folder.key]
         old = subs.globbed
         subs.matcher = Matcher(folder.path, plan.patterns, confined=plan.confined)
@@ -490,7 +494,7 @@ class WorkspaceIndex:
                 change = old.discard if path in old else old.add
                 self._change_membership(folder, path, functools.partial(change, path))
         for path in differ:
-            self._reown(path)
+            self._reown(path, found.stamps)
 
     def patterns(self, folder: Folder) -> list[str]:
         """The `markdownFiles` of `folder` (of a confined folder: those spelled inside it)."""
@@ -652,8 +656,12 @@ class WorkspaceIndex:
         elif at < len(subs.effective) and subs.effective[at] == path:
             del subs.effective[at]
 
-    def _reown(self, path: Path) -> None:
-        """Count `path` in the first folder holding it now (or nowhere), by its delta."""
+    def _reown(
+        self, path: Path, stamps: Mapping[Path, tuple[int, int] | None] | None = None
+    ) -> None:
+        """Count `path` in the first folder holding it now (or nowhere), by its delta; a
+        newly counted file whose stamp (from `stamps`, taken off the loop) is its known
+        summary's is counted from that, unread."""
         counts = self._counts
         if counts is None:
             return  # rebuilt on next use
@@ -666,7 +674,13 @@ class WorkspaceIndex:
             del self._owner[path]
         if new is not None:
             self._owner[path] = new
-            self._count(path, self.state(path))
+            known = None
+            if stamps and path in stamps and path not in self._open and path not in self._cache:
+                known = usable(self._known, path, stamps[path])
+            if known is not None:
+                counts[new.key].set(path, known)
+            else:
+                self._count(path, self.state(path))
 
     # --- file events ---------------------------------------------------------------------
 

@@ -125,3 +125,18 @@ def test_an_expansion_of_patterns_changed_again_meanwhile_is_not_installed(
     assert len(index.subscribed(folder)) == FILES  # still the first expansion
     index.install_globs(expand_globs(index.glob_plans()))
     assert [p.name for p in index.subscribed(folder)] == ["docs000.md"]
+
+
+def test_files_subscribed_again_are_counted_from_their_summaries_unread(
+    tmp_path: Path, calls: Calls
+) -> None:
+    folder, index = workspace(tmp_path)
+    index.configure(["docs/docs000.md"], StateRegistry.default(), defer_globs=True)
+    index.install_globs(expand_globs(index.glob_plans()))
+    assert index.counts(folder).progress().total == 2
+    index.configure(["docs/*.md"], StateRegistry.default(), defer_globs=True)
+    expanded = expand_globs(index.glob_plans())  # stats every file, off the loop
+    calls.counting = True
+    index.install_globs(expanded)
+    assert index.counts(folder).progress().total == 2 * FILES
+    assert calls.stats == [] and calls.walks == []
