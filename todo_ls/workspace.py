@@ -675,8 +675,12 @@ class WorkspaceIndex:
         if new is not None:
             self._owner[path] = new
             known = None
-            if stamps and path in stamps and path not in self._open and path not in self._cache:
-                known = usable(self._known, path, stamps[path])
+            if stamps and path in stamps and path not in self._open:
+                cached = self._cache.get(path)
+                if cached is None:
+                    known = usable(self._known, path, stamps[path])
+                elif cached.stamp is not None and cached.stamp == stamps[path]:
+                    known = cached.summary
             if known is not None:
                 counts[new.key].set(path, known)
             else:
