@@ -393,6 +393,7 @@ class WorkspaceIndex:
         self._known: dict[Path, Known] = {}
         self._sink: SummarySink | None = None
         self._globs_pending = False
+        self._events_while_pending: list[tuple[bool, Path]] = []  # (created?, path)
 
     # --- configuration -------------------------------------------------------------------
 
@@ -477,6 +478,10 @@ class WorkspaceIndex:
             self._install(plan, found)
         if installed == len(current):
             self._globs_pending = False
+            # Files created or deleted while the walk ran: it may have missed them.
+            replay, self._events_while_pending = self._events_while_pending, []
+            for created, path in replay:
+                (self.file_created if created else self.file_deleted)(path)
 
     def _install(self, plan: GlobPlan, found: ExpandedGlobs) -> None:
         folder, paths = plan.folder, found.paths
@@ -692,6 +697,8 @@ class WorkspaceIndex:
         """A file (or a folder of files) appeared on disk: each folder whose `markdownFiles`
         match it subscribes it from now on, without expanding the patterns again (the cost
         is the event's, not the workspace's). Returns whether `path` is subscribed now."""
+        if self._globs_pending:
+            self._events_while_pending.append((True, path))
         if os.path.isdir(path):
             found = [self.file_created(normalize(f)) for f in walk_files(path)]
             return any(found)
@@ -710,6 +717,8 @@ class WorkspaceIndex:
         """A file (or a folder) is gone from disk: the globs no longer match it (a file named
         by a plain path stays subscribed, as missing). Returns whether `path` was
         subscribed."""
+        if self._globs_pending:
+            self._events_while_pending.append((False, path))
         was = any(self._holds(f, path) for f in self._folders)
         gone = {path}
         for folder in self._folders:

@@ -140,3 +140,19 @@ def test_files_subscribed_again_are_counted_from_their_summaries_unread(
     index.install_globs(expanded)
     assert index.counts(folder).progress().total == 2 * FILES
     assert calls.stats == [] and calls.walks == []
+
+
+def test_files_created_or_deleted_during_the_walk_are_not_lost(tmp_path: Path) -> None:
+    folder, index = workspace(tmp_path)
+    index.configure(["notes/*.md"], StateRegistry.default(), defer_globs=True)
+    expanded = expand_globs(index.glob_plans())  # the walk is done ...
+    notes = folder.path / "notes"
+    (notes / "late.md").write_text(PLAN)  # ... when these events arrive
+    index.file_created(notes / "late.md")
+    (notes / "notes001.md").unlink()
+    index.file_deleted(notes / "notes001.md")
+    index.install_globs(expanded)
+    names = {p.name for p in index.subscribed(folder)}
+    assert "late.md" in names and "notes001.md" not in names
+    assert len(names) == FILES
+    assert index.counts(folder).progress().total == 2 * FILES
