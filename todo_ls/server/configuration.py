@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from lsprotocol import types
 
-from todo_ls.workspace import Folder
+from todo_ls.workspace import Folder, expand_globs
 
 if TYPE_CHECKING:  # pydantic and tomllib load after the `initialize` answer
     from todo_ls.server.client_features import ClientFeatures
@@ -197,9 +197,21 @@ class Configuration:
                     self._client.warn_once(f"todo-ls: {project.error}")
                 for line in project.ignored:
                     self._client.warn_once(f"todo-ls: {line}")
-            return self._apply(resolved, defer_globs=True)
+            change = self._apply(resolved, defer_globs=True)
+            # Inside the fetch: a request waiting for the settings (`ready`) must see the
+            # files they name.
+            await self._expand_globs()
+            return change
         finally:
             self._end_fetch()
+
+    async def _expand_globs(self) -> None:
+        """Expand the patterns the settings changed on a worker thread (a walk of the whole
+        workspace must not hold up the event loop), then install them: only the files that
+        differ change membership. Until then the old expansion answers."""
+        index = self._index
+        if index.globs_pending:
+            index.install_globs(await asyncio.to_thread(expand_globs, index.glob_plans()))
 
     # --- fetching ------------------------------------------------------------------------
 

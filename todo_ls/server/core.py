@@ -43,7 +43,7 @@ from todo_ls.server.positions import Encoding
 from todo_ls.server.protocol import CLIENT_ERRORS, TodoProtocol
 from todo_ls.server.supervisor_host import EditorHost
 from todo_ls.supervisor.service import SupervisorService
-from todo_ls.workspace import Folder, WorkspaceIndex, expand_globs, normalize
+from todo_ls.workspace import Folder, WorkspaceIndex, normalize
 
 if TYPE_CHECKING:  # pydantic and sqlite3 load after the `initialize` answer (lifecycle.py)
     from todo_ls.server.store_writes import SubscriptionWrites
@@ -344,19 +344,8 @@ class TodoLanguageServer(LanguageServer):
             return
         if change.store_moved:
             self.open_store()
-        await self.expand_globs()
         self.subscriptions_changed()
         self.supervision.settings_changed()
-
-    async def expand_globs(self) -> None:
-        """Expand the patterns the settings changed on a worker thread (a walk of the whole
-        workspace must not hold up the event loop), then install them: only the files that
-        differ change membership. Until then the old expansion answers."""
-        index = self.workspace_index
-        if not index.globs_pending:
-            return
-        expanded = await asyncio.to_thread(expand_globs, index.glob_plans())
-        index.install_globs(expanded)
 
     def subscriptions_changed(self) -> None:
         """The subscription set or the settings changed: refresh everything derived."""
