@@ -303,6 +303,46 @@ class ParseCache:
         return len(self._open) + len(self._closed)
 
 
+# Membership changes past this many files at once re-sort a folder's list instead of bisecting.
+_BISECT_LIMIT = 256
+
+
+@dataclass(frozen=True)
+class GlobPlan:
+    """One folder's patterns to expand (`WorkspaceIndex.glob_plans`)."""
+
+    folder: Folder
+    patterns: tuple[str, ...]
+    confined: bool
+
+
+@dataclass(frozen=True)
+class ExpandedGlobs:
+    """What a `GlobPlan` expands to, each file's (mtime_ns, size) as the walk saw it (so
+    counting a newly subscribed, unchanged file needs no stat), and the lines to warn about
+    (patterns leaving a confined folder)."""
+
+    paths: set[Path]
+    stamps: Mapping[Path, tuple[int, int] | None] = field(default_factory=dict)
+    outside: tuple[str, ...] = ()
+
+
+def expand_globs(plans: Iterable[GlobPlan]) -> list[tuple[GlobPlan, ExpandedGlobs]]:
+    """Expand each plan's patterns and stat what they name: work on the disk that touches no
+    index, so it may run on a worker thread (the server's settings change)."""
+    found: list[tuple[GlobPlan, ExpandedGlobs]] = []
+    for plan in plans:
+        base = plan.folder.path
+        outside: tuple[str, ...] = ()
+        if plan.confined:
+            inside = expand_inside(base, plan.patterns)
+            paths, outside = set(inside.paths), tuple(inside.outside)
+        else:
+            paths = set(expand_patterns(base, plan.patterns))
+        found.append((plan, ExpandedGlobs(paths, {p: stamp(p) for p in paths}, outside)))
+    return found
+
+
 @dataclass
 class _OpenDoc:
     uri: str
@@ -359,6 +399,8 @@ class WorkspaceIndex:
         # `warm`): a count rebuild uses it instead of reading an unchanged file.
         self._known: dict[Path, Known] = {}
         self._sink: SummarySink | None = None
+        self._globs_pending = False
+        self._events_while_pending: list[tuple[bool, Path]] = []  # (created?, path)
 
     # --- configuration -------------------------------------------------------------------
 
@@ -386,11 +428,18 @@ class WorkspaceIndex:
         *,
         confined: Collection[str] = (),
         default_confined: bool = False,
+        defer_globs: bool = False,
     ) -> None:
         """Apply `markdownFiles` and the state registry (a new registry drops every parse).
         `folder_patterns` (by folder key) replace `patterns` for the folders it names.
         `confined` names the folders whose patterns come from their project file, and
-        `default_confined` says the same of `patterns`: those stay inside the folder."""
+        `default_confined` says the same of `patterns`: those stay inside the folder.
+
+        Unchanged patterns keep their expansion (a settings change of anything else walks
+        nothing). Changed ones are expanded again on next use, or, `defer_globs`, the old
+        expansion stays in use until `install_globs` gets the new one (expanded elsewhere:
+        `glob_plans`, `expand_globs`), which changes only the files that differ."""
+        before = self._glob_inputs()
         self._patterns = list(patterns)
         self._folder_patterns = {k: list(v) for k, v in (folder_patterns or {}).items()}
         self._confined = frozenset(confined)
@@ -399,7 +448,65 @@ class WorkspaceIndex:
             self._registry = registry
             self.clear_cache()
             self._known.clear()  # counted with other states
-        self.invalidate_globs()
+        if self._glob_inputs() == before:
+            return
+        if defer_globs:
+            self._globs_pending = True
+        else:
+            self.invalidate_globs()
+
+    def _glob_inputs(self) -> object:
+        return self._patterns, self._folder_patterns, self._confined, self._default_confined
+
+    @property
+    def globs_pending(self) -> bool:
+        """`configure(defer_globs=True)` changed patterns whose expansion is not installed."""
+        return self._globs_pending
+
+    def glob_plans(self) -> list[GlobPlan]:
+        """What expanding every folder's patterns takes, for `expand_globs` (on any thread)."""
+        return [
+            GlobPlan(f, tuple(self._folder_patterns.get(f.key, self._patterns)), self.confined(f))
+            for f in self._folders
+        ]
+
+    def install_globs(self, expanded: Sequence[tuple[GlobPlan, ExpandedGlobs]]) -> None:
+        """Use these expansions (`expand_globs` of `glob_plans`) in place of the old ones: only
+        the files that differ change membership (and are counted or dropped). A plan that is
+        no longer current (the settings changed again meanwhile) is ignored."""
+        current = {plan.folder.key: plan for plan in self.glob_plans()}
+        installed = 0
+        for plan, found in expanded:
+            if current.get(plan.folder.key) != plan:
+                continue
+            installed += 1
+            for line in found.outside:
+                self._warn_once(f"todo-ls: {plan.folder.path}: {line}")
+            self._install(plan, found)
+        if installed == len(current):
+            self._globs_pending = False
+            # Files created or deleted while the walk ran: it may have missed them.
+            replay, self._events_while_pending = self._events_while_pending, []
+            for created, path in replay:
+                (self.file_created if created else self.file_deleted)(path)
+
+    def _install(self, plan: GlobPlan, found: ExpandedGlobs) -> None:
+        folder, paths = plan.folder, found.paths
+        subs = self._subs[folder.key]
+        old = subs.globbed
+        subs.matcher = Matcher(folder.path, plan.patterns, confined=plan.confined)
+        if old is None or self._counts is None:
+            subs.globbed, subs.effective = paths, None
+            return
+        differ = old ^ paths
+        if len(differ) > _BISECT_LIMIT:  # one sort beats many list insertions
+            subs.globbed, subs.effective = paths, None
+        else:
+            for path in differ:
+                change = old.discard if path in old else old.add
+                self._change_membership(folder, path, functools.partial(change, path))
+        for path in differ:
+            self._reown(path, found.stamps)
 
     def patterns(self, folder: Folder) -> list[str]:
         """The `markdownFiles` of `folder` (of a confined folder: those spelled inside it)."""
@@ -561,8 +668,12 @@ class WorkspaceIndex:
         elif at < len(subs.effective) and subs.effective[at] == path:
             del subs.effective[at]
 
-    def _reown(self, path: Path) -> None:
-        """Count `path` in the first folder holding it now (or nowhere), by its delta."""
+    def _reown(
+        self, path: Path, stamps: Mapping[Path, tuple[int, int] | None] | None = None
+    ) -> None:
+        """Count `path` in the first folder holding it now (or nowhere), by its delta; a
+        newly counted file whose stamp (from `stamps`, taken off the loop) is its known
+        summary's is counted from that, unread."""
         counts = self._counts
         if counts is None:
             return  # rebuilt on next use
@@ -575,7 +686,17 @@ class WorkspaceIndex:
             del self._owner[path]
         if new is not None:
             self._owner[path] = new
-            self._count(path, self.state(path))
+            known = None
+            if stamps and path in stamps and path not in self._open:
+                cached = self._cache.get(path)
+                if cached is None:
+                    known = usable(self._known, path, stamps[path])
+                elif cached.stamp is not None and cached.stamp == stamps[path]:
+                    known = cached.summary
+            if known is not None:
+                counts[new.key].set(path, known)
+            else:
+                self._count(path, self.state(path))
 
     # --- file events ---------------------------------------------------------------------
 
@@ -583,6 +704,8 @@ class WorkspaceIndex:
         """A file (or a folder of files) appeared on disk: each folder whose `markdownFiles`
         match it subscribes it from now on, without expanding the patterns again (the cost
         is the event's, not the workspace's). Returns whether `path` is subscribed now."""
+        if self._globs_pending:
+            self._events_while_pending.append((True, path))
         if os.path.isdir(path):
             found = [self.file_created(normalize(f)) for f in walk_files(path)]
             return any(found)
@@ -601,6 +724,8 @@ class WorkspaceIndex:
         """A file (or a folder) is gone from disk: the globs no longer match it (a file named
         by a plain path stays subscribed, as missing). Returns whether `path` was
         subscribed."""
+        if self._globs_pending:
+            self._events_while_pending.append((False, path))
         was = any(self._holds(f, path) for f in self._folders)
         gone = {path}
         for folder in self._folders:

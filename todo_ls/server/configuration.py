@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from lsprotocol import types
 
-from todo_ls.workspace import Folder
+from todo_ls.workspace import Folder, expand_globs
 
 if TYPE_CHECKING:  # pydantic and tomllib load after the `initialize` answer
     from todo_ls.server.client_features import ClientFeatures
@@ -169,7 +169,7 @@ class Configuration:
         options, telling no one (the client has seen nothing that could be refreshed).
         Warnings wait for `refresh`, when the client can show them."""
         self._read_project_files()
-        self._apply(self._resolve())
+        self._apply(self._resolve(), defer_globs=False)
 
     async def refresh(self, pushed: object = None) -> SettingsChange | None:
         """Ask the client for every folder's settings (clients that cannot be asked push them
@@ -197,9 +197,21 @@ class Configuration:
                     self._client.warn_once(f"todo-ls: {project.error}")
                 for line in project.ignored:
                     self._client.warn_once(f"todo-ls: {line}")
-            return self._apply(resolved)
+            change = self._apply(resolved, defer_globs=True)
+            # Inside the fetch: a request waiting for the settings (`ready`) must see the
+            # files they name.
+            await self._expand_globs()
+            return change
         finally:
             self._end_fetch()
+
+    async def _expand_globs(self) -> None:
+        """Expand the patterns the settings changed on a worker thread (a walk of the whole
+        workspace must not hold up the event loop), then install them: only the files that
+        differ change membership. Until then the old expansion answers."""
+        index = self._index
+        if index.globs_pending:
+            index.install_globs(await asyncio.to_thread(expand_globs, index.glob_plans()))
 
     # --- fetching ------------------------------------------------------------------------
 
@@ -281,9 +293,12 @@ class Configuration:
         source = project_file.origin(project, editor) if project is not None else None
         return load_settings(merged, source)
 
-    def _apply(self, resolved: Mapping[str, LoadedSettings]) -> SettingsChange | None:
+    def _apply(
+        self, resolved: Mapping[str, LoadedSettings], *, defer_globs: bool
+    ) -> SettingsChange | None:
         """The one place settings become current (in the workspace index too); what changed,
-        None when nothing did."""
+        None when nothing did. `defer_globs`: changed patterns keep their old expansion until
+        the server installs the new one, walked off the event loop (`ls.refresh_settings`)."""
         from todo_ls.checklist import StateRegistry
         from todo_ls.settings.model import Settings
 
@@ -301,5 +316,6 @@ class Configuration:
             folder_patterns={key: s.markdown_files for key, s in by_folder.items()},
             confined=confined,
             default_confined=not folders or folders[0].key in confined,
+            defer_globs=defer_globs,
         )
         return SettingsChange(previous is not None and first.state_dir != previous.state_dir)
