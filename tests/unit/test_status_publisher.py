@@ -4,17 +4,30 @@ when it changed."""
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from todo_ls.core.clock import FakeClock
+from todo_ls.server import status
 from todo_ls.server.client_features import ClientFeatures
 from todo_ls.server.core import TodoLanguageServer
-from todo_ls.server.status import MIN_INTERVAL, StatusPublisher
+from todo_ls.server.status import COST_FACTOR, MIN_INTERVAL, StatusPublisher
 from todo_ls.server.wire import RawJson
 from todo_ls.workspace import Folder
+
+
+class FakeCpu:
+    """The CPU seconds of the loop's thread, moved only by the test."""
+
+    def __init__(self) -> None:
+        self.seconds = 0.0
+
+    def __call__(self) -> float:
+        return self.seconds
 
 
 class Published:
@@ -25,7 +38,8 @@ class Published:
         # As `initialize` leaves it for a client without code-lens refresh requests.
         self.ls.client_features = ClientFeatures()
         self.clock = FakeClock()
-        self.publisher = StatusPublisher(self.ls, self.clock)
+        self.cpu = FakeCpu()
+        self.publisher = StatusPublisher(self.ls, self.clock, self.cpu)
         self.sent: list[str] = []
         self.root = tmp_path
 
@@ -105,3 +119,59 @@ async def test_nothing_goes_out_after_stop(published: Published) -> None:
     published.publisher.schedule()
     published.clock.advance(1.0)
     assert published.sent == []
+
+
+def rebuilds_take(
+    published: Published, monkeypatch: pytest.MonkeyPatch, wall: float, cpu: float
+) -> None:
+    """Every payload built from now on takes `wall` seconds, `cpu` of them on the CPU."""
+    build = status.status_payload
+
+    def timed(*args: Any) -> Any:
+        published.clock.advance(wall)
+        published.cpu.seconds += cpu
+        return build(*args)
+
+    monkeypatch.setattr(status, "status_payload", timed)
+
+
+async def test_a_rebuild_that_waited_for_the_cpu_does_not_hold_the_next_back(
+    published: Published, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A starved machine, or the store thread holding the interpreter lock: 2 ms of work took
+    # 60 ms. Paced by wall time, the next status waited 20 x 60 ms = 1.2 s.
+    [a] = published.folders("a")
+    rebuilds_take(published, monkeypatch, wall=0.060, cpu=0.002)
+    published.publisher.schedule()
+    published.clock.advance(0.0)
+    assert published.sent == [a]
+    published.clock.advance(0.3)  # the next change comes well after the interval
+    [_, b] = published.folders("a", "b")
+    published.publisher.schedule()
+    assert await published.clock.next_wait() == 0.0
+    published.clock.advance(0.0)
+    assert published.sent == [a, b]
+
+
+async def test_a_rebuild_that_spent_cpu_paces_the_next(
+    published: Published, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    [a] = published.folders("a")
+    rebuilds_take(published, monkeypatch, wall=0.0, cpu=0.020)
+    published.publisher.schedule()
+    published.clock.advance(0.0)
+    published.clock.advance(0.3)
+    [_, b] = published.folders("a", "b")
+    published.publisher.schedule()
+    pause = COST_FACTOR * 0.020
+    # (epoch seconds: a float's step there is about 0.2 µs)
+    assert await published.clock.next_wait() == pytest.approx(pause - 0.3, abs=1e-6)
+    published.clock.advance(pause - 0.3 - 0.002)
+    assert published.sent == [a]
+    published.clock.advance(0.004)
+    assert published.sent == [a, b]
+
+
+def test_the_rebuild_is_paced_by_the_cpu_time_of_the_loop_thread() -> None:
+    # Not the wall clock (time.perf_counter): that counts the waits the rebuild did not cause.
+    assert StatusPublisher(TodoLanguageServer())._cpu is time.thread_time
