@@ -295,8 +295,10 @@ class _Searched:
     than one per file, and each match is found by one bisection. Kept while the index is
     unchanged (`WorkspaceIndex.changes`): a query then checks no file's freshness."""
 
-    __slots__ = ("changes", "file_of", "files", "first", "opened", "rest", "scan", "starts")
-    __slots__ += ("text", "firsts")
+    __slots__ = (
+        *("changes", "file_of", "files", "first", "firsts", "opened", "rest", "scan", "starts"),
+        "text",
+    )
 
     def __init__(self, index: WorkspaceIndex, scan: int) -> None:
         counted = index.counted()
