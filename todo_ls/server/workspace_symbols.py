@@ -297,7 +297,7 @@ class _Searched:
 
     __slots__ = (
         *("changes", "file_of", "files", "first", "firsts", "opened", "rest", "scan", "starts"),
-        "text",
+        *("text", "_utf8"),
     )
 
     def __init__(self, index: WorkspaceIndex, scan: int) -> None:
@@ -314,7 +314,8 @@ class _Searched:
         # What the run pass searches: the files holding the first `scan` open items; each
         # item's start in `text`, the file it is of, and each file's first item.
         self.files: list[tuple[Path, FileSymbols]] = []
-        self.starts = array("l")
+        # Lists, not arrays: bisecting an array makes an int object at each step.
+        self.starts: list[int] = []
         self.file_of = array("l")
         self.firsts = array("l")
         self.opened = 0  # items of open documents (the first ones)
@@ -342,6 +343,23 @@ class _Searched:
         self.starts.append(len(self.text) + 1)  # past the last item: its end is found alike
         # The files past the budget, visited one by one when the answer is not full.
         self.rest = order[taken:]
+        self._utf8: tuple[bytes, list[int]] | None = None
+
+    def utf8(self) -> tuple[bytes, list[int]] | None:
+        """`text` as UTF-8 and each item's start in it, when that is the smaller to scan
+        (one non-ASCII name makes the whole `str` two or four bytes a character: the
+        corpus's `漢字` doubles it); None when `text` is ASCII."""
+        if self._utf8 is None:
+            if self.text.isascii():
+                return None
+            data = self.text.encode("utf-8")
+            starts = [0]
+            starts.extend([m.end() for m in _LINE_END.finditer(data)])
+            starts.append(len(data) + 1)
+            if len(starts) != len(self.starts):  # a line end inside a name: never split
+                return None
+            self._utf8 = data, starts
+        return self._utf8
 
     def current(self, index: WorkspaceIndex, scan: int) -> bool:
         """Whether this still holds for a query of `index` with that budget."""
@@ -367,6 +385,69 @@ def _searched_of(index: WorkspaceIndex, scan: int) -> _Searched:
 
 # A match of the searched text: its rank key and the item's index in `_Searched.starts`.
 _Match = tuple[tuple[int, int, int, int], int]
+_LINE_END = re.compile(b"\n")
+_ASCII_ALNUM = tuple(chr(b).isalnum() for b in range(128))
+
+
+def _runs_utf8(
+    searched: _Searched,
+    utf8: tuple[bytes, list[int]],
+    needle: str,
+    picked: list[_Match],
+    room: int,
+) -> int:
+    """`_runs` of an ASCII `needle` over the text as UTF-8 (`_Searched.utf8`): the same
+    matches, found in half the bytes; a name's length is still counted in characters."""
+    data, offsets = utf8
+    text, starts, opened = searched.text, searched.starts, searched.opened
+    wanted = needle.encode("ascii")
+    find, size, at = data.find, len(wanted), 0
+    while room:
+        found = find(wanted, at)
+        if found < 0:
+            break
+        g = bisect_right(offsets, found) - 1
+        start, end = offsets[g], offsets[g + 1] - 1
+        if found + size <= end:  # not across a line end
+            before = data[found - 1]
+            if found == start:
+                rank = PREFIX
+            elif before < 0x80 and not _ASCII_ALNUM[before]:
+                rank = WORD
+            else:  # a later run may start a word (or a non-ASCII character is before)
+                rank = checklist.match_rank(needle, text[starts[g] : starts[g + 1] - 1])
+            picked.append(((rank, g >= opened, starts[g + 1] - 1 - starts[g], len(picked)), g))
+            room -= 1
+        at = end + 1
+    return room
+
+
+def _scattered_utf8(
+    searched: _Searched,
+    utf8: tuple[bytes, list[int]],
+    pattern: re.Pattern[str],
+    needle: str,
+    picked: list[_Match],
+    room: int,
+) -> int:
+    """`_scattered_all` of an ASCII query over the text as UTF-8: its pattern as bytes (a
+    character class of ASCII letters passes a multi-byte character's bytes as it passes the
+    character)."""
+    data, offsets = utf8
+    starts, opened = searched.starts, searched.opened
+    search, wanted, at = re.compile(pattern.pattern.encode("ascii")).search, needle.encode(), 0
+    while room:
+        found = search(data, at)
+        if found is None:
+            break
+        g = bisect_right(offsets, found.start()) - 1
+        start, end = offsets[g], offsets[g + 1] - 1
+        if wanted not in data[start:end]:
+            size = starts[g + 1] - 1 - starts[g]
+            picked.append(((SCATTERED, g >= opened, size, len(picked)), g))
+            room -= 1
+        at = end + 1
+    return room
 
 
 def _runs(searched: _Searched, needle: str, picked: list[_Match], room: int) -> int:
@@ -438,13 +519,21 @@ def _ranked(
         return []
     searched = _searched_of(index, scan)
     matched: list[_Match] = []
-    _runs(searched, needle, matched, candidates)
+    # An ASCII query (what is typed, mostly) scans the smaller UTF-8 text when there is one.
+    utf8 = searched.utf8() if query.isascii() else None
+    if utf8 is not None:
+        _runs_utf8(searched, utf8, needle, matched, candidates)
+    else:
+        _runs(searched, needle, matched, candidates)
     # Too few runs: the scattered letters fill the answer up, first from the files searched
     # (ranked among as many as it lacks, the fuzzy regex being the costly pass), then, past
     # the scan budget, from the next files' runs and scattered letters alike.
     room = limit - len(matched)
     if room > 0:
-        room = _scattered_all(searched, pattern, needle, matched, room)
+        if utf8 is not None:
+            room = _scattered_utf8(searched, utf8, pattern, needle, matched, room)
+        else:
+            room = _scattered_all(searched, pattern, needle, matched, room)
     matched.sort()
     picked = [searched.candidate(key, g) for key, g in matched[:limit]]
     if room > 0 and searched.rest:
