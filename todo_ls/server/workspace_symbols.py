@@ -7,8 +7,10 @@ long as that parse is the one the workspace counts (the parse the counts' change
 taken from, docs/performance.md "Scale"), so an item the agent ticked on disk is gone from the
 next answer once the server has heard of the change (a watched-file event or the poll), as it
 is from the status. The index is compact (one lower-cased text of names per file, no parse):
-the workspace keeps only some closed files' parses. A query searches each file's text in C
-and encodes only the entries it returns, each once per parse; it reads no file nor stats one,
+the workspace keeps only some closed files' parses. A ranked query searches one text joining
+the texts of the files it scans first (`_Searched`, kept until `WorkspaceIndex.changes` moves:
+no file's freshness is checked per query) in C, and encodes only the entries it returns, each
+once per parse; it reads no file nor stats one,
 but for encoding a file's first entries when the workspace dropped its parse (re-read as
 `WorkspaceIndex.state` does, checked against the stamp the entry was built from). The encoded
 entries are kept within `ENCODED_BYTES`, the files least recently answered from dropped first:
