@@ -86,8 +86,7 @@ class StdinReader:
             return False
         loop = asyncio.get_running_loop()
         size = min(max(want, READ), CHUNK)
-        if self._pollable:
-            await self._readable(loop)
+        if self._pollable and await self._readable(loop):
             data = os.read(self._fd, size)
         else:
             data = await loop.run_in_executor(self._executor, os.read, self._fd, size)
@@ -110,18 +109,25 @@ class StdinReader:
                 self._buffer.clear()
                 return line
 
-    async def _readable(self, loop: asyncio.AbstractEventLoop) -> None:
+    async def _readable(self, loop: asyncio.AbstractEventLoop) -> bool:
+        """Wait until stdin can be read; False when the loop cannot watch it (`/dev/null`
+        and other devices epoll refuses: read in the thread pool from then on)."""
         ready: asyncio.Future[None] = loop.create_future()
 
         def wake() -> None:
             if not ready.done():
                 ready.set_result(None)
 
-        loop.add_reader(self._fd, wake)
+        try:
+            loop.add_reader(self._fd, wake)
+        except (OSError, ValueError, NotImplementedError):
+            self._pollable = False
+            return False
         try:
             await ready
         finally:
             loop.remove_reader(self._fd)
+        return True
 
     async def readexactly(self, n: int) -> bytes:
         while len(self._buffer) < n and await self._fill(n - len(self._buffer)):
