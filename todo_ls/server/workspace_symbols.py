@@ -32,6 +32,7 @@ from collections import OrderedDict
 from collections.abc import Collection
 from json.encoder import encode_basestring_ascii
 from pathlib import Path
+from typing import AnyStr
 
 from lsprotocol import types
 
@@ -388,22 +389,23 @@ def _searched_of(index: WorkspaceIndex, scan: int) -> _Searched:
 # A match of the searched text: its rank key and the item's index in `_Searched.starts`.
 _Match = tuple[tuple[int, int, int, int], int]
 _LINE_END = re.compile(b"\n")
-_ASCII_ALNUM = tuple(chr(b).isalnum() for b in range(128))
 
 
-def _runs_utf8(
+def _runs(
     searched: _Searched,
-    utf8: tuple[bytes, list[int]],
+    hay: AnyStr,
+    offsets: list[int],
     needle: str,
     picked: list[_Match],
     room: int,
 ) -> int:
-    """`_runs` of an ASCII `needle` over the text as UTF-8 (`_Searched.utf8`): the same
-    matches, found in half the bytes; a name's length is still counted in characters."""
-    data, offsets = utf8
+    """Add the items holding `needle` as one run, in scan order, to `picked` (at most
+    `room`); the room left. `hay` is the searched text, or it as UTF-8 for an ASCII needle
+    (`_Searched.utf8`: the same matches, an ASCII needle never matching inside a multi-byte
+    character), `offsets` its items' starts; a name's length is counted in characters."""
+    wanted = _like(hay, needle)
     text, starts, opened = searched.text, searched.starts, searched.opened
-    wanted = needle.encode("ascii")
-    find, size, at = data.find, len(wanted), 0
+    find, size, at = hay.find, len(wanted), 0
     while room:
         found = find(wanted, at)
         if found < 0:
@@ -411,10 +413,10 @@ def _runs_utf8(
         g = bisect_right(offsets, found) - 1
         start, end = offsets[g], offsets[g + 1] - 1
         if found + size <= end:  # not across a line end
-            before = data[found - 1]
+            before = hay[found - 1 : found]
             if found == start:
                 rank = PREFIX
-            elif before < 0x80 and not _ASCII_ALNUM[before]:
+            elif before.isascii() and not before.isalnum():
                 rank = WORD
             else:  # a later run may start a word (or a non-ASCII character is before)
                 rank = checklist.match_rank(needle, text[starts[g] : starts[g + 1] - 1])
@@ -424,27 +426,29 @@ def _runs_utf8(
     return room
 
 
-def _scattered_utf8(
+def _scattered_all(
     searched: _Searched,
-    utf8: tuple[bytes, list[int]],
-    pattern: re.Pattern[str],
+    hay: AnyStr,
+    offsets: list[int],
+    pattern: re.Pattern[AnyStr],
     needle: str,
     picked: list[_Match],
     room: int,
 ) -> int:
-    """`_scattered_all` of an ASCII query over the text as UTF-8: its pattern as bytes (a
-    character class of ASCII letters passes a multi-byte character's bytes as it passes the
-    character)."""
-    data, offsets = utf8
+    """Add the items `pattern` matches that do not hold `needle` as one run, in scan order,
+    to `picked` (at most `room`); the room left. `hay`, `offsets`: as `_runs` takes them,
+    `pattern` of the same type (an ASCII query's character classes pass a multi-byte
+    character's bytes as they pass the character)."""
+    wanted = _like(hay, needle)
     starts, opened = searched.starts, searched.opened
-    search, wanted, at = re.compile(pattern.pattern.encode("ascii")).search, needle.encode(), 0
+    search, at = pattern.search, 0
     while room:
-        found = search(data, at)
+        found = search(hay, at)
         if found is None:
             break
         g = bisect_right(offsets, found.start()) - 1
         start, end = offsets[g], offsets[g + 1] - 1
-        if wanted not in data[start:end]:
+        if wanted not in hay[start:end]:
             size = starts[g + 1] - 1 - starts[g]
             picked.append(((SCATTERED, g >= opened, size, len(picked)), g))
             room -= 1
@@ -452,52 +456,9 @@ def _scattered_utf8(
     return room
 
 
-def _runs(searched: _Searched, needle: str, picked: list[_Match], room: int) -> int:
-    """Add the items holding `needle` as one run, in scan order, to `picked` (at most
-    `room`); the room left."""
-    text, find, size, at = searched.text, searched.text.find, len(needle), 0
-    starts, opened = searched.starts, searched.opened
-    while room:
-        found = find(needle, at)
-        if found < 0:
-            break
-        g = bisect_right(starts, found) - 1
-        start, end = starts[g], starts[g + 1] - 1
-        if found + size <= end:  # not across a line end
-            if found == start:
-                rank = PREFIX
-            elif not text[found - 1].isalnum():
-                rank = WORD
-            else:  # a later run may start a word
-                rank = checklist.match_rank(needle, text[start:end])
-            picked.append(((rank, g >= opened, end - start, len(picked)), g))
-            room -= 1
-        at = end + 1
-    return room
-
-
-def _scattered_all(
-    searched: _Searched,
-    pattern: re.Pattern[str],
-    needle: str,
-    picked: list[_Match],
-    room: int,
-) -> int:
-    """Add the items `pattern` matches that do not hold `needle` as one run, in scan order,
-    to `picked` (at most `room`); the room left."""
-    text, search, at = searched.text, pattern.search, 0
-    starts, opened = searched.starts, searched.opened
-    while room:
-        found = search(text, at)
-        if found is None:
-            break
-        g = bisect_right(starts, found.start()) - 1
-        start, end = starts[g], starts[g + 1] - 1
-        if needle not in text[start:end]:
-            picked.append(((SCATTERED, g >= opened, end - start, len(picked)), g))
-            room -= 1
-        at = end + 1
-    return room
+def _like(hay: AnyStr, needle: str) -> AnyStr:
+    """`needle` as the type of `hay` (ASCII when that is bytes)."""
+    return needle if isinstance(hay, str) else needle.encode("ascii")
 
 
 def _ranked(
@@ -524,18 +485,20 @@ def _ranked(
     # An ASCII query (what is typed, mostly) scans the smaller UTF-8 text when there is one.
     utf8 = searched.utf8() if query.isascii() else None
     if utf8 is not None:
-        _runs_utf8(searched, utf8, needle, matched, candidates)
+        _runs(searched, utf8[0], utf8[1], needle, matched, candidates)
     else:
-        _runs(searched, needle, matched, candidates)
+        _runs(searched, searched.text, searched.starts, needle, matched, candidates)
     # Too few runs: the scattered letters fill the answer up, first from the files searched
     # (ranked among as many as it lacks, the fuzzy regex being the costly pass), then, past
     # the scan budget, from the next files' runs and scattered letters alike.
     room = limit - len(matched)
     if room > 0:
         if utf8 is not None:
-            room = _scattered_utf8(searched, utf8, pattern, needle, matched, room)
+            as_bytes = re.compile(pattern.pattern.encode("ascii"))
+            room = _scattered_all(searched, utf8[0], utf8[1], as_bytes, needle, matched, room)
         else:
-            room = _scattered_all(searched, pattern, needle, matched, room)
+            text, starts = searched.text, searched.starts
+            room = _scattered_all(searched, text, starts, pattern, needle, matched, room)
     matched.sort()
     picked = [searched.candidate(key, g) for key, g in matched[:limit]]
     if room > 0 and searched.rest:
