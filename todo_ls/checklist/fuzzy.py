@@ -100,13 +100,6 @@ class OpenItems:
         """Where each open item's name starts in `text`."""
         return self._starts
 
-    def line_at(self, offset: int) -> tuple[int, int, int]:
-        """(index, start, end) of the open item whose line holds `offset` of `text`."""
-        starts = self._starts
-        n = bisect_right(starts, offset) - 1
-        end = starts[n + 1] - 1 if n + 1 < len(starts) else len(self._text)
-        return n, starts[n], end
-
     def runs(self, needle: str) -> Iterator[tuple[int, int, int]]:
         """(index, `match_rank`, length) of each open item whose searched text holds
         `needle` (non-empty) as one run, in document order (`str.find`: in C)."""
