@@ -389,6 +389,8 @@ class WorkspaceIndex:
         self._open: dict[Path, _OpenDoc] = {}
         self._cache = ParseCache(parse_bytes)
         self._epoch = 0  # bumped when every parse is dropped (a new registry parses anew)
+        # Bumped by every event that may change what the counts hold (`changes`).
+        self._changes = 0
         # Counts per folder key, kept by each file's delta; None = rebuild on next use (the
         # subscription set changed). `_owner` names the folder counting each subscribed file
         # (the first that holds it), `_dirty` the files to read again before the next count.
@@ -542,6 +544,15 @@ class WorkspaceIndex:
         """Drop the cached parse of `path` (it is read again before the next count)."""
         self._cache.pop(path)
         self._dirty.add(path)
+        self._changes += 1
+
+    @property
+    def changes(self) -> int:
+        """A counter bumped by every event that may change which files are counted or the
+        parse (`token`) of one (a file told changed, an editor's text, the subscriptions):
+        while it stays the same, what `counted` and `token` gave still holds (a cache of
+        anything built from them need not check each file again). Read it after `counted`."""
+        return self._changes
 
     def warm(self, known: Mapping[Path, Known], sink: SummarySink | None) -> None:
         """Persisted summaries (file_index.load, with this index's registry) to count
@@ -575,6 +586,7 @@ class WorkspaceIndex:
     def clear_cache(self) -> None:
         self._cache.clear()
         self._epoch += 1
+        self._changes += 1
         self._counts = None
 
     @property
@@ -607,6 +619,7 @@ class WorkspaceIndex:
         if path is not None:
             self._open[path] = _OpenDoc(uri, version, text, lines)
             self._dirty.add(path)
+            self._changes += 1
         return path
 
     def close_document(self, uri: str) -> Path | None:
@@ -681,6 +694,7 @@ class WorkspaceIndex:
         old = self._owner.get(path)
         if old == new:
             return
+        self._changes += 1
         if old is not None:
             counts[old.key].remove(path)
             del self._owner[path]
@@ -951,6 +965,7 @@ class WorkspaceIndex:
         """Count every subscribed file afresh (each one's summary: persisted, cached or
         parsed); `progress(done, total)` after each file. Returns how many files."""
         self._owner = {path: folder for folder, path in self.all_subscribed()}
+        self._changes += 1
         counts = {f.key: FolderCounts() for f in self._folders}
         self._dirty.clear()
         total = len(self._owner)

@@ -90,6 +90,16 @@ class OpenItems:
             self._starts.append(at)
             at += len(text) + 1
 
+    @property
+    def text(self) -> str:
+        """The searched text: each open item's lower-cased name, one a line."""
+        return self._text
+
+    @property
+    def starts(self) -> array[int]:
+        """Where each open item's name starts in `text`."""
+        return self._starts
+
     def runs(self, needle: str) -> Iterator[tuple[int, int, int]]:
         """(index, `match_rank`, length) of each open item whose searched text holds
         `needle` (non-empty) as one run, in document order (`str.find`: in C)."""

@@ -7,8 +7,10 @@ long as that parse is the one the workspace counts (the parse the counts' change
 taken from, docs/performance.md "Scale"), so an item the agent ticked on disk is gone from the
 next answer once the server has heard of the change (a watched-file event or the poll), as it
 is from the status. The index is compact (one lower-cased text of names per file, no parse):
-the workspace keeps only some closed files' parses. A query searches each file's text in C
-and encodes only the entries it returns, each once per parse; it reads no file nor stats one,
+the workspace keeps only some closed files' parses. A ranked query searches one text joining
+the texts of the files it scans first (`_Searched`, kept until `WorkspaceIndex.changes` moves:
+no file's freshness is checked per query) in C, and encodes only the entries it returns, each
+once per parse; it reads no file nor stats one,
 but for encoding a file's first entries when the workspace dropped its parse (re-read as
 `WorkspaceIndex.state` does, checked against the stamp the entry was built from). The encoded
 entries are kept within `ENCODED_BYTES`, the files least recently answered from dropped first:
@@ -21,14 +23,16 @@ query answers its best `RANKED_LIMIT` matches, best first (`_ranked`).
 
 from __future__ import annotations
 
-import heapq
 import re
 import sys
 import weakref
+from array import array
+from bisect import bisect_right
 from collections import OrderedDict
 from collections.abc import Collection
 from json.encoder import encode_basestring_ascii
 from pathlib import Path
+from typing import AnyStr
 
 from lsprotocol import types
 
@@ -48,7 +52,9 @@ CANDIDATES = 384
 # Open items searched for runs before the answer may fill up with scattered letters: the
 # ranking is exact up to there, and a query's cost bounded past it (docs/performance.md).
 SCAN = 50_000
-SCATTERED = 3  # checklist.match_rank's last: the letters in order, not one run
+# checklist.match_rank's first two and last: the query starts the name, starts a word of
+# it, its letters are in order but not one run.
+PREFIX, WORD, SCATTERED = 0, 1, 3
 SEPARATOR = " › "
 # What the encoded entries of all files may hold, in bytes (about 30,000 entries of ~250 B):
 # a screenful of answers for many queries; past it an entry is encoded again when asked.
@@ -285,6 +291,176 @@ def _scattered(
     return room
 
 
+class _Searched:
+    """The files a ranked query searches first, in scan order (open documents first, then
+    folder, file and document order) up to the scan budget, with their items' texts joined
+    into one, an item a line: a pass over them is one `str.find` or regex loop in C rather
+    than one per file, and each match is found by one bisection. Kept while the index is
+    unchanged (`WorkspaceIndex.changes`): a query then checks no file's freshness."""
+
+    __slots__ = (
+        *("changes", "file_of", "files", "first", "firsts", "opened", "rest", "scan", "starts"),
+        *("text", "_utf8"),
+    )
+
+    def __init__(self, index: WorkspaceIndex, scan: int) -> None:
+        counted = index.counted()
+        self.changes = index.changes
+        self.scan = scan
+        first = {p for p in index.open_paths() if p in counted}
+        order: list[tuple[Path, Folder]] = list(counted.items())
+        if first:
+            order = [(p, counted[p]) for p in counted if p in first]
+            order += [(p, f) for p, f in counted.items() if p not in first]
+        self.first = first
+        entries = _entries(index)
+        # What the run pass searches: the files holding the first `scan` open items; each
+        # item's start in `text`, the file it is of, and each file's first item.
+        self.files: list[tuple[Path, FileSymbols]] = []
+        # Lists, not arrays: bisecting an array makes an int object at each step.
+        self.starts: list[int] = []
+        self.file_of = array("l")
+        self.firsts = array("l")
+        self.opened = 0  # items of open documents (the first ones)
+        texts: list[str] = []
+        at = searched = taken = 0
+        for path, folder in order:
+            taken += 1
+            found = symbols_of(index, path, folder, entries)
+            if found is None:
+                continue
+            items = found.open_items
+            if items.count:
+                self.firsts.append(len(self.starts))
+                self.file_of.extend(array("l", [len(self.files)]) * items.count)
+                self.starts.extend([at + start for start in items.starts])
+                self.files.append((path, found))
+                if path in first:
+                    self.opened += items.count
+                texts.append(items.text)
+                at += len(items.text) + 1
+            searched += items.count
+            if searched >= scan:
+                break
+        self.text = "\n".join(texts)
+        self.starts.append(len(self.text) + 1)  # past the last item: its end is found alike
+        # The files past the budget, visited one by one when the answer is not full.
+        self.rest = order[taken:]
+        self._utf8: tuple[bytes, list[int]] | None = None
+
+    def utf8(self) -> tuple[bytes, list[int]] | None:
+        """`text` as UTF-8 and each item's start in it, when that is the smaller to scan
+        (one non-ASCII name makes the whole `str` two or four bytes a character: the
+        corpus's `漢字` doubles it); None when `text` is ASCII."""
+        if self._utf8 is None:
+            if self.text.isascii():
+                return None
+            data = self.text.encode("utf-8")
+            starts = [0]
+            starts.extend([m.end() for m in _LINE_END.finditer(data)])
+            starts.append(len(data) + 1)
+            if len(starts) != len(self.starts):  # a line end inside a name: never split
+                return None
+            self._utf8 = data, starts
+        return self._utf8
+
+    def current(self, index: WorkspaceIndex, scan: int) -> bool:
+        """Whether this still holds for a query of `index` with that budget."""
+        return self.changes == index.changes and self.scan == scan
+
+    def candidate(self, key: tuple[int, int, int, int], g: int) -> _Candidate:
+        """Item `g` (an index into `starts`) as a candidate ranked by `key`."""
+        k = self.file_of[g]
+        path, found = self.files[k]
+        return key, path, found, g - self.firsts[k]
+
+
+_searched: weakref.WeakKeyDictionary[WorkspaceIndex, _Searched] = weakref.WeakKeyDictionary()
+
+
+def _searched_of(index: WorkspaceIndex, scan: int) -> _Searched:
+    index.counted()  # the changes told are applied first (they bump `changes`)
+    found = _searched.get(index)
+    if found is None or not found.current(index, scan):
+        found = _searched[index] = _Searched(index, scan)
+    return found
+
+
+# A match of the searched text: its rank key and the item's index in `_Searched.starts`.
+_Match = tuple[tuple[int, int, int, int], int]
+_LINE_END = re.compile(b"\n")
+
+
+def _runs(
+    searched: _Searched,
+    hay: AnyStr,
+    offsets: list[int],
+    needle: str,
+    picked: list[_Match],
+    room: int,
+) -> int:
+    """Add the items holding `needle` as one run, in scan order, to `picked` (at most
+    `room`); the room left. `hay` is the searched text, or it as UTF-8 for an ASCII needle
+    (`_Searched.utf8`: the same matches, an ASCII needle never matching inside a multi-byte
+    character), `offsets` its items' starts; a name's length is counted in characters."""
+    wanted = _like(hay, needle)
+    text, starts, opened = searched.text, searched.starts, searched.opened
+    find, size, at = hay.find, len(wanted), 0
+    while room:
+        found = find(wanted, at)
+        if found < 0:
+            break
+        g = bisect_right(offsets, found) - 1
+        start, end = offsets[g], offsets[g + 1] - 1
+        if found + size <= end:  # not across a line end
+            before = hay[found - 1 : found]
+            if found == start:
+                rank = PREFIX
+            elif before.isascii() and not before.isalnum():
+                rank = WORD
+            else:  # a later run may start a word (or a non-ASCII character is before)
+                rank = checklist.match_rank(needle, text[starts[g] : starts[g + 1] - 1])
+            picked.append(((rank, g >= opened, starts[g + 1] - 1 - starts[g], len(picked)), g))
+            room -= 1
+        at = end + 1
+    return room
+
+
+def _scattered_all(
+    searched: _Searched,
+    hay: AnyStr,
+    offsets: list[int],
+    pattern: re.Pattern[AnyStr],
+    needle: str,
+    picked: list[_Match],
+    room: int,
+) -> int:
+    """Add the items `pattern` matches that do not hold `needle` as one run, in scan order,
+    to `picked` (at most `room`); the room left. `hay`, `offsets`: as `_runs` takes them,
+    `pattern` of the same type (an ASCII query's character classes pass a multi-byte
+    character's bytes as they pass the character)."""
+    wanted = _like(hay, needle)
+    starts, opened = searched.starts, searched.opened
+    search, at = pattern.search, 0
+    while room:
+        found = search(hay, at)
+        if found is None:
+            break
+        g = bisect_right(offsets, found.start()) - 1
+        start, end = offsets[g], offsets[g + 1] - 1
+        if wanted not in hay[start:end]:
+            size = starts[g + 1] - 1 - starts[g]
+            picked.append(((SCATTERED, g >= opened, size, len(picked)), g))
+            room -= 1
+        at = end + 1
+    return room
+
+
+def _like(hay: AnyStr, needle: str) -> AnyStr:
+    """`needle` as the type of `hay` (ASCII when that is bytes)."""
+    return needle if isinstance(hay, str) else needle.encode("ascii")
+
+
 def _ranked(
     index: WorkspaceIndex,
     encoding: Encoding,
@@ -300,62 +476,67 @@ def _ranked(
     letters are scattered, as many as it lacks, then the next files' matches (runs, then
     scattered, file by file) until the answer is full; ranked by `checklist.match_rank`, then
     open documents, shorter names, scan order."""
-    counted = index.counted()
-    first = {p for p in index.open_paths() if p in counted}
-    order: Collection[tuple[Path, Folder]] = counted.items()
-    if first:
-        order = [(p, counted[p]) for p in counted if p in first]
-        order += [(p, f) for p, f in counted.items() if p not in first]
     needle = checklist.substring_needle(query)
     pattern = checklist.fuzzy_pattern(query)
     if pattern is None:
         return []
-    picked: list[_Candidate] = []
-    entries = _entries(index)
-    room, searched = candidates, 0
-    files: list[tuple[Path, FileSymbols, int]] = []  # what the scattered pass walks again
-    walk = iter(order)
-    for path, folder in walk:
-        found = symbols_of(index, path, folder, entries)
-        if found is None:
-            continue
-        shut = 0 if path in first else 1
-        files.append((path, found, shut))
-        for n, rank, size in found.open_items.runs(needle):
-            picked.append(((rank, shut, size, len(picked)), path, found, n))
-            room -= 1
-            if not room:
-                break
-        searched += found.open_items.count
-        if not room or searched >= scan:
-            break
+    searched = _searched_of(index, scan)
+    matched: list[_Match] = []
+    # An ASCII query (what is typed, mostly) scans the smaller UTF-8 text when there is one.
+    utf8 = searched.utf8() if query.isascii() else None
+    if utf8 is not None:
+        _runs(searched, utf8[0], utf8[1], needle, matched, candidates)
+    else:
+        _runs(searched, searched.text, searched.starts, needle, matched, candidates)
     # Too few runs: the scattered letters fill the answer up, first from the files searched
     # (ranked among as many as it lacks, the fuzzy regex being the costly pass), then, past
     # the scan budget, from the next files' runs and scattered letters alike.
-    room = limit - len(picked)
+    room = limit - len(matched)
     if room > 0:
-        for path, found, shut in files:
-            room = _scattered(picked, path, found, shut, pattern, needle, room)
+        if utf8 is not None:
+            as_bytes = re.compile(pattern.pattern.encode("ascii"))
+            room = _scattered_all(searched, utf8[0], utf8[1], as_bytes, needle, matched, room)
+        else:
+            text, starts = searched.text, searched.starts
+            room = _scattered_all(searched, text, starts, pattern, needle, matched, room)
+    matched.sort()
+    picked = [searched.candidate(key, g) for key, g in matched[:limit]]
+    if room > 0 and searched.rest:
+        first = searched.first
+        entries = _entries(index)
+        for path, folder in searched.rest:
+            found = symbols_of(index, path, folder, entries)
+            if found is None:
+                continue
+            shut = 0 if path in first else 1
+            for n, rank, size in found.open_items.runs(needle):
+                picked.append(((rank, shut, size, len(picked)), path, found, n))
+                room -= 1
+                if not room:
+                    break
+            if room:
+                room = _scattered(picked, path, found, shut, pattern, needle, room)
             if not room:
                 break
-    while room > 0:
-        step = next(walk, None)
-        if step is None:
-            break
-        path, folder = step
-        found = symbols_of(index, path, folder, entries)
-        if found is None:
-            continue
-        shut = 0 if path in first else 1
-        for n, rank, size in found.open_items.runs(needle):
-            picked.append(((rank, shut, size, len(picked)), path, found, n))
-            room -= 1
-            if not room:
-                break
-        if room:
-            room = _scattered(picked, path, found, shut, pattern, needle, room)
-    best = heapq.nsmallest(limit, picked) if len(picked) > limit else sorted(picked)
-    return [_encode(index, path, found, [n], encoding)[0] for _, path, found, n in best]
+    best = sorted(picked)[:limit]
+    return _encode_best(index, best, encoding)
+
+
+def _encode_best(index: WorkspaceIndex, best: list[_Candidate], encoding: Encoding) -> list[str]:
+    """The entries of `best`, in that order (each file marked used once)."""
+    out: list[str] = []
+    used: dict[Path, FileSymbols] = {}
+    for _, path, found, n in best:
+        entry = found.cached(n, encoding)
+        if entry is None:
+            entry = _encode(index, path, found, [n], encoding)[0]
+        else:
+            used[path] = found
+        out.append(entry)
+    encoded = _encoded_of(index)
+    for path, found in used.items():
+        encoded.used(path, found)
+    return out
 
 
 def workspace_symbols(
@@ -380,7 +561,9 @@ def workspace_symbols(
                 out = _ranked(index, encoding, query, cap, max(candidates, cap), scan)
             break
         except _StaleFile:
-            continue  # that file's entry was dropped: the next pass reads what it holds now
+            # That file's entry was dropped: the next pass reads what it holds now.
+            _searched.pop(index, None)
+            continue
     else:
         out = []
     _encoded_of(index).trim(ENCODED_BYTES)
