@@ -18,6 +18,7 @@ from support.chat_agents import ChatAgent, CopilotCLI, Droid, QwenCode
 from support.fake_agent_models import FakeChatCompletionsAPI
 from support.fake_model import stall, text
 from support.reliability_support import StdioLanguageServer
+from support.session_gate import HOLD_S, SessionEndGate
 from support.stop_scenarios import (
     SHOWN,
     WatchingServer,
@@ -70,11 +71,38 @@ def test_work_without_ticking_is_capped_and_shows_paused_no_progress(
 ) -> None:
     chat_agent.project.settings({"maxNoProgressNudges": 2})
     chat_agent.project.install(chat_agent.host, "--scope", "user")
-    # The user's own Stop hook after todo-ls's, slow enough for the editor to show the
-    # session paused before the agent exits (whether the host runs the two side by side or
-    # one after the other).
-    add_user_stop_hook(chat_agent, "sleep 1")
-    capped_and_shown_paused(chat_agent, watching_server, 2)
+    gate = hold_session_end(chat_agent, stops=3)  # two blocks, then the Stop let go
+    paused = capped_and_shown_paused(chat_agent, watching_server, 2, gate)
+    if gate is None:  # Qwen Code: its run ended, its session did not (nothing to hold)
+        assert chat_agent.stored_state(str(paused["id"])) != "ended"
+
+
+def hold_session_end(agent: ChatAgent, stops: int) -> SessionEndGate | None:
+    """A hook of the user's own that holds the agent's session end on the test's gate
+    (session_gate.py: print mode ends the session at once, and an ended session leaves the
+    editors' list before the language server's 0.5 s poll has shown its pause), each host
+    its way, as seen with these versions:
+
+    - Copilot CLI runs one event's hooks one after the other, in their order: a `SessionEnd`
+      hook before todo-ls's.
+    - Droid runs them side by side (todo-ls's ends the session while another still waits), but
+      ends the session only after every hook of the last Stop returned: a Stop hook after
+      todo-ls's that holds at the `stops`-th Stop, the one todo-ls lets go.
+    - Qwen Code fires no `SessionEnd` in print mode (only its TUI, `/clear` and ACP do): the
+      session stays paused in the store after the run, nothing to hold (None)."""
+    if isinstance(agent, QwenCode):
+        return None
+    gate = SessionEndGate(agent.project.tmp)
+    settings = json.loads(agent.user_settings.read_text(encoding="utf-8"))
+    hooks = settings["hooks"]
+    if isinstance(agent, CopilotCLI):
+        hold = {"type": "command", "bash": gate.command(), "timeoutSec": HOLD_S + 30}
+        hooks["SessionEnd"].insert(0, hold)
+    else:  # Droid
+        command = {"type": "command", "command": gate.command(at=stops), "timeout": HOLD_S + 30}
+        hooks["Stop"].append({"hooks": [command]})
+    agent.write_user_settings(settings)
+    return gate
 
 
 def test_three_registrations_block_once(chat_agent: ChatAgent) -> None:
@@ -91,18 +119,6 @@ def test_three_registrations_block_once(chat_agent: ChatAgent) -> None:
     nudges = chat_agent.model.nudges()
     assert len(nudges) == 1, f"three registrations gave {len(nudges)} blocks: {nudges}"
     assert chat_agent.project.open_items() == 0
-
-
-def add_user_stop_hook(agent: ChatAgent, command: str) -> None:
-    """A Stop hook of the user's own after todo-ls's in the agent's user settings, in the
-    host's shape."""
-    settings = json.loads(agent.user_settings.read_text(encoding="utf-8"))
-    stop = settings.setdefault("hooks", {}).setdefault("Stop", [])
-    if isinstance(agent, CopilotCLI):
-        stop.append({"type": "command", "bash": command, "timeoutSec": 30})
-    else:
-        stop.append({"hooks": [{"type": "command", "command": command, "timeout": 30}]})
-    agent.write_user_settings(settings)
 
 
 def add_stop_handler(agent: ChatAgent, command: str) -> None:

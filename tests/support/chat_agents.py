@@ -77,6 +77,16 @@ class ChatAgent:
         assert found, f"no {self.host} session in the store: {where}"
         return found[-1]
 
+    def stored_state(self, session_id: str) -> str | None:
+        """The state the hooks recorded for the session (`ended` once its session end ran);
+        None when there is none."""
+        store = Store.open(self.project.state)
+        try:
+            found = [s.state for s in store.hook_sessions() if s.session_id == session_id]
+        finally:
+            store.close()
+        return found[-1] if found else None
+
     def finished(self, run: AgentRun) -> bool:
         """Whether the run ended its turn normally."""
         raise NotImplementedError

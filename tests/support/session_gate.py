@@ -6,7 +6,9 @@ polling the store every 0.5 s (supervisor/hook_sessions.py) mostly sees the end,
 the last Stop recorded. In an interactive session the user reads the pause for as long as the
 session stays open; the gate stands in for that: the agent's session-end step (a command or an
 extension of the user's own, before todo-ls's) waits until the test releases it, so the test
-waits on the state it checks, not on a guessed delay.
+waits on the state it checks, not on a guessed delay. A host that runs one event's hooks side by
+side (Droid) cannot hold todo-ls's own session end that way: there the gate holds the last Stop,
+which the host lets return before it ends the session (`command(at=…)`).
 """
 
 from __future__ import annotations
@@ -26,19 +28,24 @@ T = TypeVar("T")
 
 
 class SessionEndGate:
-    """Two marker files in `folder`: `held` (the agent reached its session end and waits),
-    `released` (the test lets it go on)."""
+    """Marker files in `folder`: `held` (the agent reached its session end and waits),
+    `released` (the test lets it go on), `calls` (a line per run of the command)."""
 
     def __init__(self, folder: Path) -> None:
         self.held = folder / "session-end.held"
         self.released = folder / "session-end.released"
+        self.calls = folder / "session-end.calls"
 
-    def command(self) -> str:
-        """A shell command that marks the agent held and waits for the release."""
+    def command(self, at: int = 1) -> str:
+        """A shell command that marks the agent held and waits for the release, at its
+        `at`-th run (the runs before go on at once): a hook of an event that fires more than
+        once, such as the Stop before a session end."""
         held, released = shlex.quote(str(self.held)), shlex.quote(str(self.released))
+        calls = shlex.quote(str(self.calls))
+        count = f"echo x >> {calls}; [ $(wc -l < {calls}) -lt {at} ] && exit 0"
         steps = HOLD_S * 20  # of 0.05 s
         wait = f"while [ ! -e {released} ] && [ $n -lt {steps} ]; do sleep 0.05; n=$((n + 1)); done"
-        return f"sh -c {shlex.quote(f'touch {held}; n=0; {wait}')}"
+        return f"sh -c {shlex.quote(f'{count}; touch {held}; n=0; {wait}')}"
 
     def pi_extension(self) -> str:
         """A pi extension (TypeScript) whose `session_shutdown` marks pi held and waits."""

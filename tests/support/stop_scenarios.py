@@ -123,7 +123,11 @@ def capped_and_shown_paused(
         running = in_background(lambda: finish(agent, *busy(agent)))
         try:
             gate.wait_held(running)
-            paused = shown(agent.stored_session())
+            session = agent.stored_session()
+            paused = shown(session)
+            # What makes the wait honest: the hold came before todo-ls's session end.
+            state = agent.stored_state(session)
+            assert state != "ended", "the session ended while the gate held the agent"
         finally:
             gate.release()
         running.result(timeout=60)
