@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.hook_project import project_folder
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -55,11 +56,7 @@ def startup(project: Path, state: Path, host: str) -> float:
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    folder = tmp_path / "project"
-    folder.mkdir()
-    (folder / "PLAN.md").write_text(PLAN, encoding="utf-8")
-    (folder / "todo-ls.toml").write_text('markdownFiles = ["PLAN.md"]\n', encoding="utf-8")
-    return folder
+    return project_folder(tmp_path, PLAN)
 
 
 @pytest.mark.parametrize("host", ["claude-code", "codex", "qwen-code"])

@@ -24,6 +24,7 @@ import pytest
 import pytest_asyncio
 from lsprotocol import types
 from support import lsp_harness as lsp
+from support.hook_project import project_folder
 
 from todo_ls.store import DB_NAME, Store
 
@@ -63,12 +64,7 @@ def held_lock(db: Path) -> Iterator[None]:
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    folder = tmp_path / "project"
-    folder.mkdir()
-    (folder / "PLAN.md").write_text(PLAN, encoding="utf-8")
-    (folder / "todo-ls.toml").write_text('markdownFiles = ["PLAN.md"]\n', encoding="utf-8")
-    (folder / "transcript.jsonl").write_text("{}\n", encoding="utf-8")
-    return folder
+    return project_folder(tmp_path, PLAN, transcript=True)
 
 
 def run_hook(project: Path, state: Path, event: str, **extra: Any) -> tuple[float, bytes]:

@@ -10,6 +10,19 @@ from todo_ls.store import Store
 PLAN = "# Plan\n\n- [ ] write the parser\n- [x] tokens\n- [ ] ship it\n"
 
 
+def project_folder(tmp_path: Path, plan: str, transcript: bool = False) -> Path:
+    """`tmp_path/project` holding `plan` as PLAN.md, subscribed by its `todo-ls.toml`, and
+    with `transcript` a one-record `transcript.jsonl`, for tests that run the hook as a
+    process."""
+    folder = tmp_path / "project"
+    folder.mkdir()
+    (folder / "PLAN.md").write_text(plan, encoding="utf-8")
+    (folder / "todo-ls.toml").write_text('markdownFiles = ["PLAN.md"]\n', encoding="utf-8")
+    if transcript:
+        (folder / "transcript.jsonl").write_text("{}\n", encoding="utf-8")
+    return folder
+
+
 class HookProject:
     """The project folder, its `todo-ls.toml` (with an optional `[supervisor]` body) and the
     environment the hook runs with."""

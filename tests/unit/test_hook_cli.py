@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.hook_project import project_folder
 
 from todo_ls.hook import hosts, run
 from todo_ls.hook.hosts.codex import plan_of
@@ -29,12 +30,7 @@ Hook = Callable[..., dict[str, Any] | None]
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    folder = tmp_path / "project"
-    folder.mkdir()
-    (folder / "PLAN.md").write_text(PLAN, encoding="utf-8")
-    (folder / "todo-ls.toml").write_text('markdownFiles = ["PLAN.md"]\n', encoding="utf-8")
-    (folder / "transcript.jsonl").write_text("{}\n", encoding="utf-8")
-    return folder
+    return project_folder(tmp_path, PLAN, transcript=True)
 
 
 @pytest.fixture
