@@ -53,6 +53,18 @@ async def test_a_pull_right_after_open_waits_for_settings_the_client_is_asked_fo
     assert len(found) == 4  # the open items of PLAN.md
 
 
+async def test_a_workspace_symbol_query_right_after_start_waits_for_settings(
+    start: Start, root: Path
+) -> None:
+    # The query is answered inline when the settings are in; asked before, it waits for them
+    # (the files it searches are the settings' `markdownFiles`), never answering from none.
+    editor = await start(root, {"markdownFiles": ["PLAN.md"]}, init_options=NO_INIT_OPTIONS)
+    found = await asyncio.wait_for(
+        editor.client.workspace_symbol_async(types.WorkspaceSymbolParams(query="ser")), TIMEOUT
+    )
+    assert [s.name for s in found or []] == ["server", "write parser"]  # the run first
+
+
 async def test_each_workspace_folder_gets_its_own_settings(start: Start, tmp_path: Path) -> None:
     alpha = folder(tmp_path, "alpha", {"PLAN.md": PLAN, "TODO.md": "- [ ] alpha todo\n"})
     beta = folder(tmp_path, "beta", {"PLAN.md": PLAN, "TODO.md": "- [ ] beta todo\n"})

@@ -142,6 +142,11 @@ class Configuration:
 
         return [f.path / name for f in self._index.folders for name in FILE_NAMES]
 
+    @property
+    def is_ready(self) -> bool:
+        """No settings are being fetched: `ready()` would return at once."""
+        return self._idle.is_set()
+
     async def ready(self) -> None:
         """Return once no settings are being fetched (at most `READY_TIMEOUT_S` later)."""
         if self._idle.is_set():
