@@ -281,6 +281,11 @@ def rank_key(rank: int, shut: int, size: int, order: int) -> int:
 
 
 _ORDER_MASK = (1 << _ORDER_BITS) - 1
+# What starts a word before a run: an ASCII character that is neither a letter nor a digit, as
+# the searched text's type holds it (`str`, or `bytes` of the UTF-8 copy).
+_WORD_BREAKS = frozenset(
+    form for c in map(chr, range(128)) if not c.isalnum() for form in (c, c.encode("ascii"))
+)
 
 # One candidate: its rank key, the file's path and entry and the item's index in it.
 _Candidate = tuple[int, Path, FileSymbols, int]
@@ -419,7 +424,9 @@ def _runs(
     character), `offsets` its items' starts; a name's length is counted in characters."""
     wanted = _like(hay, needle)
     text, starts, opened = searched.text, searched.starts, searched.opened
-    find, size, at = hay.find, len(wanted), 0
+    find, size, at, breaks = hay.find, len(wanted), 0, _WORD_BREAKS
+    # The key's parts above the scan order (`rank_key`, inlined: this loop runs per match).
+    shut, word = rank_key(0, 1, 0, 0), rank_key(WORD, 0, 0, 0)
     while room:
         found = find(wanted, at)
         if found < 0:
@@ -427,15 +434,16 @@ def _runs(
         g = bisect_right(offsets, found) - 1
         start, end = offsets[g], offsets[g + 1] - 1
         if found + size <= end:  # not across a line end
-            before = hay[found - 1 : found]
+            length = starts[g + 1] - 1 - starts[g]
+            key = (length << _ORDER_BITS | g) + (shut if g >= opened else 0)
             if found == start:
-                rank = PREFIX
-            elif before.isascii() and not before.isalnum():
-                rank = WORD
+                pass  # PREFIX: 0
+            elif hay[found - 1 : found] in breaks:
+                key += word
             else:  # a later run may start a word (or a non-ASCII character is before)
                 rank = checklist.match_rank(needle, text[starts[g] : starts[g + 1] - 1])
-            length = starts[g + 1] - 1 - starts[g]
-            picked.append(rank_key(rank, g >= opened, length, g))
+                key += rank_key(rank, 0, 0, 0)
+            picked.append(key)
             room -= 1
         at = end + 1
     return room
