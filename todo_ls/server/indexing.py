@@ -62,7 +62,17 @@ def index_subscribed(ls: TodoLanguageServer, token: str | None) -> int:
                 ),
             )
 
-    ls.workspace_index.build_counts(report)
+    # No cyclic collection while counting: what the index makes is freed by reference counts
+    # (none found by a collection right after 20,000 files), and the young collections over
+    # the kept parses grew faster than the files (0.02 s at 1,000, 0.8-1.2 s at 20,000:
+    # docs/performance.md, "What `bench_workspace.py` measures now").
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        ls.workspace_index.build_counts(report)
+    finally:
+        if collecting:
+            gc.enable()
     ls.forget_unsubscribed()
     # The parses just made are most of the heap (1.3 million objects at 20,000 files) and live
     # on: a full collection scanning them paused the loop 0.8-1.7 s. Frozen, they are never

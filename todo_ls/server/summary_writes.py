@@ -3,9 +3,12 @@
 
 The workspace index hands over each summary it reads from disk (and each file that went);
 they wait here, the newest per file, and one store thread writes them in one transaction per
-batch, within the server's lock budget. The index is a cache: a busy store is tried again
-later (with backoff), a failing one is logged and the waiting rows dropped; nothing here ever
-delays an answer or tells the user. Encoding the rows is the thread's work too.
+batch, within the server's lock budget. A batch is taken when `BATCH` rows wait, or short of
+that after `LINGER_S`: taken at once, the thread kept pace with the index and wrote about one
+row per transaction (docs/performance.md, "What `bench_workspace.py` measures now"). The index
+is a cache: a busy store is tried again later (with backoff), a failing one is logged and the
+waiting rows dropped; nothing here ever delays an answer or tells the user. Encoding the rows
+is the thread's work too.
 """
 
 from __future__ import annotations
@@ -31,6 +34,9 @@ RETRY_FIRST_S = 0.5
 RETRY_CAP_S = 30.0
 BATCH = 200  # rows per transaction: held briefly, so the store lock and the write lock never
 # keep the event loop (its 50 ms budget) or another process waiting behind the index
+# How long a batch waits for more rows before it is written short: the index hands over a row
+# per file (~0.3 ms each), and a transaction per row cost more than the index's own work.
+LINGER_S = 0.1
 
 
 class SummaryWrites:
@@ -38,10 +44,15 @@ class SummaryWrites:
     states the summaries are counted with now (file_index.fingerprint), taken as each one is
     handed over."""
 
-    def __init__(self, store: Store, states: Callable[[], str]) -> None:
+    def __init__(
+        self, store: Store, states: Callable[[], str], *, linger_s: float = LINGER_S
+    ) -> None:
+        """`linger_s`: how long a batch short of `BATCH` rows waits for more."""
         self.store = store
         self._states = states
+        self._linger_s = linger_s
         self._mutex = threading.Lock()
+        self._full = threading.Event()  # a whole batch waits (or the writer closes)
         self._pending: dict[Path, tuple[Known, str] | None] = {}
         self._gone_if_missing: set[Path] = set()
         self._draining = False
@@ -66,6 +77,8 @@ class SummaryWrites:
     def _queue(self, rows: dict[Path, tuple[Known, str] | None]) -> None:
         with self._mutex:
             self._pending.update(rows)
+            if len(self._pending) >= BATCH and not self._full.is_set():
+                self._full.set()
             if self._draining or self._closed.is_set():
                 return
             self._draining = True
@@ -78,6 +91,8 @@ class SummaryWrites:
             batch = dict(itertools.islice(self._pending.items(), BATCH))
             for path in batch:
                 del self._pending[path]
+            if len(self._pending) < BATCH and not self._closed.is_set():
+                self._full.clear()
             maybe, self._gone_if_missing = self._gone_if_missing, set()
             if not batch and not maybe:
                 self._draining = False
@@ -92,6 +107,7 @@ class SummaryWrites:
     def _drain(self) -> None:
         pause = RETRY_FIRST_S
         while not self._closed.is_set():
+            self._full.wait(self._linger_s)
             batch, maybe = self._take()
             if not batch and not maybe:
                 return
@@ -116,6 +132,7 @@ class SummaryWrites:
     def close(self) -> None:
         """Write what waits once more (within the lock budget), then stop the thread."""
         self._closed.set()
+        self._full.set()
         self._thread.shutdown(wait=True)
         while True:
             batch, maybe = self._take()
