@@ -113,20 +113,24 @@ class StatusPayload(TypedDict):
 
 
 class OpenItem(TypedDict):
-    """A file item of `todoLs.list`: one open item (`line` 1-based, `ref` is `path:line`)."""
+    """A file item of `todoLs.list`: one open item (`line` 1-based, `ref` is `path:line`).
+    `text` is its markdown as written (what a toggle names it by), `name` the text a reader
+    sees, as the outline names it."""
 
     uri: str
     path: str
     line: int
     state: str
     text: str
+    name: str
     ref: str
 
 
 class _SessionItem(TypedDict):
     sessionID: str
     index: int
-    content: str
+    content: str  # as the agent wrote it: what a toggle compares
+    name: str  # `content` as a reader sees it (inline markdown as plain text)
     status: str
     priority: str | None
 

@@ -139,8 +139,10 @@ function M.render(listed, symbols)
     add('SESSION ' .. todo().session_line(session), { kind = 'session', session = session }, 'Statement')
     for _, item in ipairs(todos[session.id] or {}) do
       local closed = CLOSED[item.status]
-      if shown(item.content, closed) then
-        local text = ('  %s %s'):format(TODO_MARKS[item.status] or '[ ]', item.content)
+      -- Its name as a reader sees it (an older server sends none); a toggle sends `content`.
+      local label = value(item.name) or item.content
+      if shown(label, closed) then
+        local text = ('  %s %s'):format(TODO_MARKS[item.status] or '[ ]', label)
         add(text, { kind = 'todo', session = session, todo = item }, closed and 'Comment' or nil)
       end
     end
@@ -163,6 +165,7 @@ function M.render(listed, symbols)
       local symbol, closed = found.symbol, CLOSED[found.state]
       if shown(symbol.name, closed) then
         local text = ('%s%s %s'):format(string.rep('  ', found.depth + 1), ITEM_MARKS[found.state] or '[ ]', symbol.name)
+        -- The outline's name, not the markdown: the server finds the item by either.
         local item_text = symbol.name ~= NO_TEXT and symbol.name or ''
         local entry = { kind = 'item', uri = file.uri, line = symbol.selectionRange.start.line, text = item_text }
         add(text, entry, closed and 'Comment' or nil)

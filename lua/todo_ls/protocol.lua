@@ -77,13 +77,15 @@ M.command = {
 ---@field path string
 ---@field line integer 1-based
 ---@field state string
----@field text string
+---@field text string the item's markdown: what a toggle names it by
+---@field name string the text a reader sees (the outline's name); absent from an older server
 ---@field ref string
 
 ---@class todo_ls.SessionItem
 ---@field sessionID string
 ---@field index integer
----@field content string
+---@field content string as the agent wrote it: what a toggle compares
+---@field name string `content` as a reader sees it; absent from an older server
 ---@field status string
 ---@field priority string|vim.NIL
 ---@field readOnly? true only the agent may change the item

@@ -113,7 +113,7 @@ function M.list_entries(result)
       table.insert(sessions, {
         text = ('%s %s%s  (%s #%d)'):format(
           STATUS_MARKS[item.status] or '[ ]',
-          item.content,
+          value(item.name) or item.content,
           priority and (' · ' .. priority) or '',
           item.sessionID,
           item.index + 1
@@ -122,7 +122,7 @@ function M.list_entries(result)
         user_data = { sessionID = item.sessionID, index = item.index, content = item.content },
       })
     else
-      local text = item.text
+      local text = value(item.name) or item.text -- as the outline names it (an older server: the markdown)
       if item.state ~= 'open' then
         text = ('[%s] %s'):format(item.state, text)
       end

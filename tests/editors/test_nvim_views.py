@@ -63,7 +63,9 @@ def test_panel_lists_toggles_filters_and_closes(tmp_path: Path, plugin_copy: Pat
     assert any("filter: ship" in line for line in data["filtered"])
     assert any(line.startswith("x <Space> toggle") for line in data["help"]), data["help"]
     notes = data["subscribed"].index("NOTES.md  1 open of 1")
-    assert data["subscribed"][notes + 1] == "  [ ] call the plumber"
+    # Its item `call the \`plumber\` about **the sink**` as the outline names it; `x` ticked it.
+    assert data["subscribed"][notes + 1] == "  [ ] call the plumber about the sink"
+    assert data["notes_ticked"][2] == "- [x] call the `plumber` about **the sink**"
     assert "re-read 1 subscribed file" in data["refreshed"]  # NOTES.md unsubscribed again
     assert data["closed"] is True
     assert data["jumped"] == {"buf": True, "lnum": SHIP_LINE + 1}

@@ -39,6 +39,8 @@ from test_vscode import (
 pytestmark = [pytest.mark.editor, pytest.mark.agents]
 
 DOCS_PNG = REPO / "docs" / "vscode-panel.png"
+INTRO = "write the intro ✓"
+MARKED_INTRO = "write the `intro` ✓"
 
 
 def test_view_lists_ticks_and_shows_a_real_claude_code_session(
@@ -47,6 +49,11 @@ def test_view_lists_ticks_and_shows_a_real_claude_code_session(
     project = Project(tmp_path)  # HOME, TMPDIR and the state folder for Claude Code
     workspace, base = _profile(tmp_path, None)  # the same folder, with the VS Code test's plan
     assert workspace == project.root
+    # The item the test ticks has markup: the view shows it as the outline names it, and its
+    # tick (which sends that name) still lands (docs/status-and-commands.md, "Which item a
+    # toggle changes").
+    plan = workspace / "PLAN.md"
+    plan.write_text(plan.read_text("utf-8").replace(INTRO, MARKED_INTRO), encoding="utf-8")
     env = {**_offline_env(_path_without_todo_ls()), "TODO_LS_STATE_DIR": str(project.state)}
     hooks = project.root / ".claude" / "settings.json"
     started: list[ClaudeConversation] = []
@@ -125,6 +132,7 @@ def test_view_lists_ticks_and_shows_a_real_claude_code_session(
     assert any("tag the release" in r and "PLAN.md › Plan — café" in r for r in symbols), symbols
     # The tick was saved, then the agent ticked the rest on disk: nothing of either was lost.
     assert "- [ ]" not in (workspace / "PLAN.md").read_text(encoding="utf-8")
+    assert f"- [x] {MARKED_INTRO}" in plan.read_text("utf-8")  # only the marker changed
 
     # Connect an agent… ran the bundled server's own install: the hooks call that interpreter.
     assert "Claude Code: changed" in str(by_name["agent connected"]["message"])

@@ -410,13 +410,16 @@ async function slowStart() {
  * file), then the test's real Claude Code session shows under Agents while it works and after.
  */
 async function panel() {
+  // The item ticked below as PLAN.md writes it (the test may give it markup; the view shows
+  // it as the outline names it, "write the intro ✓").
+  const intro = /- \[ \] (write the .*intro.*)/.exec(PLAN)?.[1] ?? "write the intro ✓";
   const pane = await panelView();
   const listed = await waitFor("the plan in the view", () => panelRows(pane),
     (t) => t.includes("PLAN.md 3 open of 5") && t.includes("[x] write the changelog"), 90_000);
   step("view lists the plan", { rows: listed.split("\n"), screenshot: await shot("15-view") });
 
   await pane.locator(".monaco-list-row", { hasText: "tag the release" }).first().click();
-  await waitFor("PLAN.md in the editor", () => editorLines.innerText(), (t) => t.includes("write the intro"));
+  await waitFor("PLAN.md in the editor", () => editorLines.innerText(), (t) => plain(t).includes(intro));
   await waitFor("the cursor on line 6", () => statusBar.innerText(), (t) => t.includes("Ln 6, Col 1"));
   step("click opens the item's line");
 
@@ -425,12 +428,12 @@ async function panel() {
   // user whose box stays empty clicks again (the box shows unticked until the edit lands).
   await waitFor("the ticked line in the editor", async () => {
     const text = plain(await editorLines.innerText());
-    if (!text.includes("- [x] write the intro ✓")) {
+    if (!text.includes(`- [x] ${intro}`)) {
       await row.locator(".custom-view-tree-node-item-checkbox").click();
       await page.waitForTimeout(1_500);
     }
     return await editorLines.innerText();
-  }, (t) => t.includes("- [x] write the intro ✓"));
+  }, (t) => plain(t).includes(`- [x] ${intro}`));
   const counted = await waitFor("the new count", () => statusBar.innerText(), (t) => /📋 [█░]+ 2\/5 open/.test(t));
   const after = await waitFor("the view's new count", () => panelRows(pane), (t) => t.includes("PLAN.md 2 open of 5"));
   await page.keyboard.press("Control+S");
@@ -450,7 +453,7 @@ async function panel() {
   // Fold done items: lines 3-4 are closed now (the tick above and "set up CI"); line 4 hides.
   await palette("todo-ls: Fold done items");
   const folded = await waitFor("the closed run folded", () => editorLines.innerText(),
-    (t) => t.includes("write the intro") && !t.includes("set up CI") && t.includes("ship it"));
+    (t) => plain(t).includes(intro) && !t.includes("set up CI") && t.includes("ship it"));
   step("done items folded", { lines: folded.split("\n"), screenshot: await shot("18-folded") });
 
   await palette("todo-ls: Connect an agent…");

@@ -113,11 +113,14 @@ async def test_list_has_file_items_by_uri_and_session_items(
     assert ((root / "PLAN.md").as_uri(), 7) in files
     sessions = [i for i in everything["items"] if "sessionID" in i]
     assert sessions == [
-        {"sessionID": FIRST, "index": 0, "content": "Write the parser", "status": "completed",
+        {"sessionID": FIRST, "index": 0, "content": "Write the parser", "name": "Write the parser",
+         "status": "completed",
          "priority": "high"},
-        {"sessionID": FIRST, "index": 1, "content": "Add unit tests", "status": "in_progress",
+        {"sessionID": FIRST, "index": 1, "content": "Add unit tests", "name": "Add unit tests",
+         "status": "in_progress",
          "priority": None},
-        {"sessionID": FIRST, "index": 2, "content": "Update the docs", "status": "pending",
+        {"sessionID": FIRST, "index": 2, "content": "Update the docs", "name": "Update the docs",
+         "status": "pending",
          "priority": "low"},
     ]  # fmt: skip
     # One session's list alone: what a panel asks for the session it shows.

@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from lsprotocol import types
 from support.lsp_harness import Editor
 
 AGENT = "# Agent\n- [ ] alpha\n- [ ] beta\n"
@@ -70,3 +71,64 @@ async def test_toggle_of_an_item_gone_or_ambiguous_is_refused(
     result = await editor.command("todoLs.toggle", {"uri": uri, "line": 1, "text": "beta"})
     assert result == {"applied": True, "state": "done"}
     assert agent_md.read_text("utf-8") == "# Agent\n- [x] beta\n- [ ] alpha\n- [ ] alpha\n"
+
+
+MARKED = "# Agent\n- [ ] fix `parse()` in **core**\n- [ ] see [the notes](NOTES.md) _first_\n"
+MARKED_SETTINGS = {"markdownFiles": ["MARKED.md"], "supervisor": {"enabled": False}}
+
+
+@pytest.fixture
+def marked_md(root: Path) -> Path:
+    path = root / "MARKED.md"
+    path.write_text(MARKED, encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("settings", [MARKED_SETTINGS])
+async def test_list_names_items_as_the_outline_and_toggles_by_the_text_listed(
+    marked_md: Path, editor: Editor
+) -> None:
+    """docs/status-and-commands.md, `todoLs.list`: `name` is the text a reader sees, the
+    outline's name; `text` stays the markdown a toggle names the item by."""
+    path = marked_md
+    listed = await editor.command("todoLs.list", {})
+    items = [(i["text"], i["name"]) for i in listed["items"]]
+    assert items == [
+        ("fix `parse()` in **core**", "fix parse() in core"),
+        ("see [the notes](NOTES.md) _first_", "see the notes first"),
+    ]
+    outline = await editor.client.text_document_document_symbol_async(
+        types.DocumentSymbolParams(text_document=types.TextDocumentIdentifier(uri=path.as_uri()))
+    )
+    assert [s.name for s in outline[0].children or []] == [name for _, name in items]
+    first = listed["items"][0]
+    result = await editor.command(
+        "todoLs.toggle", {"uri": first["uri"], "line": first["line"] - 1, "text": first["text"]}
+    )
+    assert result == {"applied": True, "state": "done"}
+    assert path.read_text("utf-8").splitlines()[1] == "- [x] fix `parse()` in **core**"
+
+
+@pytest.mark.parametrize("settings", [MARKED_SETTINGS])
+async def test_toggle_by_the_name_a_panel_shows_finds_the_item_where_it_moved(
+    marked_md: Path, editor: Editor
+) -> None:
+    """The panels fed by document symbols only have the item's name: a toggle naming it by
+    that name changes it, on its line or wherever the agent moved it."""
+    path = marked_md
+    uri = path.as_uri()
+    result = await editor.command(
+        "todoLs.toggle", {"uri": uri, "line": 1, "text": "fix parse() in core"}
+    )
+    assert result == {"applied": True, "state": "done"}
+    # The agent writes a new item above them; the panel still shows the second one on line 3.
+    path.write_text(path.read_text("utf-8").replace("# Agent\n", "# Agent\n- [ ] new\n"), "utf-8")
+    result = await editor.command(
+        "todoLs.toggle", {"uri": uri, "line": 2, "text": "see the notes first"}
+    )
+    assert result == {"applied": True, "state": "done", "line": 3}
+    assert path.read_text("utf-8").splitlines()[1:] == [
+        "- [ ] new",
+        "- [x] fix `parse()` in **core**",
+        "- [x] see [the notes](NOTES.md) _first_",
+    ]

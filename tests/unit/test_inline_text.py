@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from markdown_it import MarkdownIt
 
-from todo_ls.checklist import StateRegistry, document_symbols, parse
+from todo_ls.checklist import StateRegistry, document_symbols, locate_item, parse
 from todo_ls.checklist.inline_text import has_markup, plain_text
 from todo_ls.checklist.lines import split_lines
 from todo_ls.server.document_symbols import SymbolEncoder
@@ -109,3 +109,25 @@ def test_the_outline_names_headings_and_items_as_text() -> None:
         "see the docs & x",
         "``",
     ]
+
+
+def test_a_toggle_finds_an_item_by_its_markdown_or_by_its_outline_name() -> None:
+    """docs/status-and-commands.md, "Which item a toggle changes": a panel fed by document
+    symbols names the item as the outline shows it; the markdown is compared first."""
+    text = "# P\n- [ ] fix `parse()`\n- [ ] **b**\n- [ ] b\n- [ ] `c`\n- [ ] *c*\n"
+    items = parse(text, StateRegistry.default())
+    lines = {
+        sent: [locate_item(items, line, sent) for line, sent in asks]
+        for sent, asks in {
+            "fix `parse()`": [(1, "fix `parse()`")],
+            "fix parse()": [(1, "fix parse()"), (4, "fix parse()")],
+            "b": [(2, "b"), (4, "b")],  # `**b**` shows as b on its line; elsewhere `b` is raw
+        }.items()
+    }
+    assert [[i.line for i in found if not isinstance(i, str)] for found in lines.values()] == [
+        [1],
+        [1, 1],
+        [2, 3],
+    ]
+    ambiguous = locate_item(items, 0, "c")
+    assert isinstance(ambiguous, str) and "2 items have that text (lines 5, 6)" in ambiguous

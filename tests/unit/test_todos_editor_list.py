@@ -71,3 +71,11 @@ def test_items_the_editor_cannot_toggle_are_read_only() -> None:
     assert [item.get("readOnly") for item in session_items("ses_1", listed)] == [None, True]
     mirrored = session_items("ses_2", listed, host_keeps_list=True)
     assert [item.get("readOnly") for item in mirrored] == [True, True]
+
+
+def test_items_carry_their_content_as_plain_text_for_the_panels() -> None:
+    """`name` is what the panels show (as the outline names a file's items); `content` stays
+    as the agent wrote it, what a toggle compares."""
+    listed = combined([SessionTodo("run `make` **twice**", "pending")], None)
+    [item] = session_items("ses_1", listed)
+    assert (item["content"], item["name"]) == ("run `make` **twice**", "run make twice")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from todo_ls.checklist.inline_text import has_markup, plain_text
 from todo_ls.checklist.lines import LINE_END
 from todo_ls.checklist.model import Checklist, PlainListItem, StateRegistry, TaskItem
 
@@ -36,15 +37,19 @@ def locate_item(checklist: Checklist, line: int, text: str | None) -> TaskItem |
     """The item a toggle names (docs/status-and-commands.md, "Which item a toggle changes").
 
     The item at `line` when its text is `text` (any item there when `text` is None); else the
-    one item of the file whose text is `text`, wherever it moved. A string is the reason no
-    item can be chosen: nothing at `line`, or no item / several items with that text."""
+    one item of the file whose text is `text`, wherever it moved. `text` may be the item's
+    markdown or its name as the outline shows it (the panels fed by document symbols have only
+    that): the markdown is compared first. A string is the reason no item can be chosen:
+    nothing at `line`, or no item / several items with that text."""
     at_line = next((i for i in checklist.items if i.line == line), None)
     if text is None:
         return at_line if at_line is not None else f"line {line + 1} is not a task item"
     wanted = text.strip()
-    if at_line is not None and at_line.text == wanted:
+    if at_line is not None and wanted in (at_line.text, _shown(at_line.text)):
         return at_line
     found = [i for i in checklist.items if i.text == wanted]
+    if not found:
+        found = [i for i in checklist.items if _shown(i.text) == wanted]
     if len(found) == 1:
         return found[0]
     where = f"line {line + 1} no longer holds {wanted!r}"
@@ -52,6 +57,12 @@ def locate_item(checklist: Checklist, line: int, text: str | None) -> TaskItem |
         return f"{where} and no item of the file has that text; nothing changed"
     lines = ", ".join(str(i.line + 1) for i in found[:5]) + (", ..." if len(found) > 5 else "")
     return f"{where} and {len(found)} items have that text (lines {lines}); nothing changed"
+
+
+def _shown(text: str) -> str | None:
+    """The outline's name of an item's text when it differs from the text (None: it does not),
+    so an item without markup costs one regular expression."""
+    return plain_text(text) if has_markup(text) else None
 
 
 def toggle_state(item: TaskItem) -> str:

@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from todo_ls.checklist import FileItem, Progress
+from todo_ls.checklist import FileItem, Progress, symbol_name
 from todo_ls.core.clock import Clock, SystemClock, Timer
 from todo_ls.payloads import STATUS_NOTIFICATION, FileStatus, OpenItem, StatusPayload
 from todo_ls.server.core import TodoLanguageServer
@@ -98,6 +98,7 @@ def _item_entry(state: FileState, item: FileItem) -> OpenItem:
         "line": item.line,
         "state": item.state,
         "text": item.text,
+        "name": symbol_name(item.text),  # as the outline names it: one C regex when plain
         "ref": item.ref,
     }
 

@@ -20,6 +20,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from todo_ls.checklist import symbol_name
 from todo_ls.core.counts import TodoCount
 from todo_ls.core.events import SessionTodo, TodoStatus
 from todo_ls.payloads import SessionItem
@@ -71,7 +72,8 @@ def session_items(
     session_id: str, listed: Iterable[ListedTodo], host_keeps_list: bool = False
 ) -> list[SessionItem]:
     """The `todoLs.list` entries of one session: every item, closed ones too (so a completed
-    item can be reopened), each with its index in the combined list and `readOnly` where
+    item can be reopened), each with its index in the combined list, its `name` (its content
+    as plain text, as the outline names a file's items) and `readOnly` where
     `readOnly: true` where toggling it is refused (a host item, or any item of a list a hook
     host keeps); editable items carry no such key."""
     found: list[SessionItem] = []
@@ -80,6 +82,7 @@ def session_items(
             "sessionID": session_id,
             "index": index,
             "content": item.todo.content,
+            "name": symbol_name(item.todo.content),
             "status": item.todo.status,
             "priority": item.todo.priority,
         }

@@ -4,7 +4,7 @@
  */
 
 import { ServerCommand } from "./constants";
-import { ListResult, OpenItem, SessionItem, StatusPayload, folderName, hostLine, hostName, hostProblem, isSessionItem, relativeTo, sessionSummary } from "./status";
+import { ListResult, OpenItem, SessionItem, StatusPayload, folderName, hostLine, hostName, hostProblem, isSessionItem, relativeTo, sessionSummary, shownText } from "./status";
 
 /** The part of an LSP `DocumentSymbol` the view reads (0-based lines). */
 export interface SymbolLike {
@@ -63,7 +63,9 @@ export interface ItemNode {
   uri: string;
   line: number;
   label: string;
-  /** The item's text as the server listed it: sent with a toggle, so the item is found where it moved. */
+  /** The item's text as the server listed it, sent with a toggle so the item is found where it
+   * moved: its markdown from `todoLs.list`, its outline name from document symbols (the
+   * server accepts either: docs/status-and-commands.md, "Which item a toggle changes"). */
   text: string;
   state: string;
   /** Closed (done or canceled): the box is ticked. */
@@ -96,7 +98,10 @@ export interface SessionItemNode {
   kind: "sessionItem";
   sessionID: string;
   index: number;
+  /** As listed: sent with a toggle. */
   content: string;
+  /** What the view shows of it (the tooltip; the label adds a mark when read-only). */
+  name: string;
   label: string;
   checked: boolean;
   /** The agent host keeps this list: no checkbox, the state in the description. */
@@ -252,7 +257,7 @@ function listNodes(uri: string, items: OpenItem[]): PanelNode[] {
     .sort((a, b) => a.line - b.line)
     .map((item) => {
       const state = item.state;
-      return { kind: "item", uri, line: Math.max(0, item.line - 1), label: item.text, text: item.text, state, checked: isClosed(state), description: itemDescription(state, undefined), children: [] };
+      return { kind: "item", uri, line: Math.max(0, item.line - 1), label: shownText(item), text: item.text, state, checked: isClosed(state), description: itemDescription(state, undefined), children: [] };
     });
 }
 
@@ -268,7 +273,8 @@ function sessionItemNode(item: SessionItem): SessionItemNode {
     sessionID: item.sessionID,
     index: item.index,
     content: item.content,
-    label: readOnly ? `${checked ? "✓" : "○"} ${item.content}` : item.content,
+    name: shownText(item),
+    label: readOnly ? `${checked ? "✓" : "○"} ${shownText(item)}` : shownText(item),
     checked,
     readOnly,
     description: [status, item.priority ?? "", readOnly ? "kept by the agent" : ""].filter(Boolean).join(" · "),

@@ -168,7 +168,7 @@ export class PanelView implements vscode.TreeDataProvider<PanelNode>, vscode.Dis
         if (!node.readOnly) {
           item.checkboxState = node.checked ? vscode.TreeItemCheckboxState.Checked : vscode.TreeItemCheckboxState.Unchecked;
         }
-        item.tooltip = node.readOnly ? `${node.content}\nThe agent keeps this list: ask it to update the item.` : node.content;
+        item.tooltip = node.readOnly ? `${node.name}\nThe agent keeps this list: ask it to update the item.` : node.name;
         break;
       case "hostError":
         item.description = node.description;

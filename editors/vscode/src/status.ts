@@ -71,7 +71,11 @@ export interface OpenItem {
   path: string;
   line: number;
   state: string;
+  /** The item's markdown as written: what a toggle names it by. */
   text: string;
+  /** The text a reader sees (inline markdown as plain text), as the outline names the item;
+   * an older server sends none: show `text` then (`shownText`). */
+  name: string;
   /** `path:line`. */
   ref: string;
 }
@@ -80,7 +84,10 @@ export interface OpenItem {
 export interface SessionItem {
   sessionID: string;
   index: number;
+  /** As the agent wrote it: what a toggle compares. */
   content: string;
+  /** `content` as a reader sees it; none from an older server (`shownText`). */
+  name: string;
   status: string;
   priority: string | null;
   /** The agent host keeps this list (its own todo tool, a hook host's mirror): toggling is refused. */
@@ -91,6 +98,15 @@ export interface SessionItem {
 export interface ListResult extends StatusPayload {
   items: (OpenItem | SessionItem)[];
   itemsTotal: number;
+}
+
+/** What a view shows of a listed item: its `name`, or its raw text from a server without names. */
+export function shownText(item: OpenItem | SessionItem): string {
+  const name = (item as { name?: unknown }).name;
+  if (typeof name === "string") {
+    return name;
+  }
+  return isSessionItem(item) ? item.content : item.text;
 }
 
 export function isSessionItem(item: OpenItem | SessionItem): item is SessionItem {
@@ -232,7 +248,7 @@ export function openItemTargets(list: ListResult, workspaces: string[] = [list.w
     const prefix = workspaces.length > 1 ? `${folderName(folder)}/` : "";
     const where = `${prefix}${relativeTo(folder, uri)}:${item.line}`;
     const state = item.state !== "open" ? ` (${item.state})` : "";
-    targets.push({ kind: "file", label: item.text + state, description: where, uri, line: Math.max(0, item.line - 1) });
+    targets.push({ kind: "file", label: shownText(item) + state, description: where, uri, line: Math.max(0, item.line - 1) });
   }
   return targets;
 }
@@ -250,7 +266,7 @@ export function sessionItemTargets(list: ListResult): SessionTarget[] {
     const priority = item.priority ? ` · ${item.priority}` : "";
     targets.push({
       kind: "session",
-      label: `${mark} ${item.content}`,
+      label: `${mark} ${shownText(item)}`,
       description: `${item.sessionID} #${item.index + 1} · ${item.status}${priority}`,
       sessionID: item.sessionID,
       index: item.index,

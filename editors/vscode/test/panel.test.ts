@@ -6,7 +6,7 @@ import { ListResult, OpenItem, SessionStatus } from "../src/status";
 const WS = "file:///home/u/proj";
 const PLAN = `${WS}/PLAN.md`;
 const OPTIONS = { hideDone: false, subscribeCommand: "subscribe", connectCommand: "connect", moreFilesCommand: "more" };
-const INTRO: OpenItem = { uri: PLAN, path: "PLAN.md", line: 3, text: "write the intro", state: "open", ref: "PLAN.md:3" };
+const INTRO: OpenItem = { uri: PLAN, path: "PLAN.md", line: 3, text: "write the intro", name: "write the intro", state: "open", ref: "PLAN.md:3" };
 
 /** A session as the server sends it: every field, with `overrides` on top. */
 function session(overrides: Partial<SessionStatus> & Pick<SessionStatus, "id" | "state">): SessionStatus {
@@ -36,9 +36,9 @@ function list(overrides: Partial<ListResult> = {}): ListResult {
     },
     // The view lists no file item (limit 0): the sessions' own items, then each file's on expand.
     items: [
-      { sessionID: "ses_1", index: 1, content: "Test", status: "completed", priority: null, readOnly: true },
-      { sessionID: "ses_1", index: 0, content: "Refactor", status: "in_progress", priority: null, readOnly: true },
-      { sessionID: "ses_2", index: 0, content: "Docs", status: "pending", priority: "low" },
+      { sessionID: "ses_1", index: 1, content: "Test", name: "Test", status: "completed", priority: null, readOnly: true },
+      { sessionID: "ses_1", index: 0, content: "Refactor", name: "Refactor", status: "in_progress", priority: null, readOnly: true },
+      { sessionID: "ses_2", index: 0, content: "Docs", name: "Docs", status: "pending", priority: "low" },
     ],
     itemsTotal: 4,
     ...overrides,
@@ -162,6 +162,24 @@ test("a server without document symbols: the file's open items from todoLs.list,
   const item = plan.children[0];
   assert.ok(item.kind === "item" && item.line === 2);
   assert.deepEqual(tickRequest(item, true).argument, { uri: PLAN, line: 2, text: "write the intro" });
+});
+
+test("listed items show their name (the outline's plain text) and a toggle still sends their markdown", () => {
+  const marked: OpenItem = { ...INTRO, text: "fix `parse()` in **core**", name: "fix parse() in core" };
+  // An older server sends no `name`: the item shows its text.
+  const older = { ...INTRO, line: 4, text: "ship *it*" } as Partial<OpenItem>;
+  delete older.name;
+  const [plan] = panelRoots([input({ loaded: new Map([[PLAN, { items: [marked, older as OpenItem] }]]) })], OPTIONS);
+  assert.deepEqual(render([plan]), ["PLAN.md (3 open of 7)", "  [ ] fix parse() in core", "  [ ] ship *it*"]);
+  const item = plan.children[0];
+  assert.deepEqual(tickRequest(item as Extract<PanelNode, { kind: "item" }>, true).argument, { uri: PLAN, line: 2, text: "fix `parse()` in **core**" });
+  const sessions = list({
+    items: [{ sessionID: "ses_1", index: 0, content: "run `make` **twice**", name: "run make twice", status: "pending", priority: null }],
+  });
+  const agents = panelRoots([input({ list: sessions })], OPTIONS).find((n) => n.kind === "agents");
+  const own = agents?.children[0].children[0];
+  assert.ok(own?.kind === "sessionItem");
+  assert.deepEqual([own.label, own.name, own.content], ["run make twice", "run make twice", "run `make` **twice**"]);
 });
 
 test("what is missing says what to do: no files, no agent; nothing at all leaves the view to its welcome", () => {

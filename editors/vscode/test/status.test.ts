@@ -81,8 +81,8 @@ test("open items become quick pick targets at 0-based lines", () => {
   const list: ListResult = {
     ...status(),
     items: [
-      { uri: `${WS}/PLAN.md`, path: "PLAN.md", line: 3, text: "write the intro", state: "open", ref: "PLAN.md:3" },
-      { uri: `${WS}/docs/r%C3%A9sum%C3%A9.md`, path: "docs/résumé.md", line: 10, text: "ask the user", state: "blocked", ref: "docs/résumé.md:10" },
+      { uri: `${WS}/PLAN.md`, path: "PLAN.md", line: 3, text: "write the intro", name: "write the intro", state: "open", ref: "PLAN.md:3" },
+      { uri: `${WS}/docs/r%C3%A9sum%C3%A9.md`, path: "docs/résumé.md", line: 10, text: "ask the user", name: "ask the user", state: "blocked", ref: "docs/résumé.md:10" },
     ],
     itemsTotal: 2,
   };
@@ -92,9 +92,23 @@ test("open items become quick pick targets at 0-based lines", () => {
   ]);
 });
 
+test("quick pick entries show the items' names, not their markdown", () => {
+  const list: ListResult = {
+    ...status(),
+    items: [
+      { uri: `${WS}/PLAN.md`, path: "PLAN.md", line: 3, text: "fix `parse()` in **core**", name: "fix parse() in core", state: "open", ref: "PLAN.md:3" },
+      { sessionID: "ses_1", index: 0, content: "run `make`", name: "run make", status: "pending", priority: null },
+    ],
+    itemsTotal: 2,
+  };
+  assert.equal(openItemTargets(list)[0].label, "fix parse() in core");
+  const [target] = sessionItemTargets(list);
+  assert.deepEqual([target.label, target.content], ["[ ] run make", "run `make`"]);
+});
+
 test("items of a second folder open by their own URI and name their folder", () => {
   const second = "file:///home/u/second";
-  const list: ListResult = { ...status(), items: [{ uri: `${second}/PLAN.md`, path: "PLAN.md", line: 3, text: "only item", state: "open", ref: "PLAN.md:3" }], itemsTotal: 1 };
+  const list: ListResult = { ...status(), items: [{ uri: `${second}/PLAN.md`, path: "PLAN.md", line: 3, text: "only item", name: "only item", state: "open", ref: "PLAN.md:3" }], itemsTotal: 1 };
   assert.deepEqual(openItemTargets(list, [WS, second]), [
     { kind: "file", label: "only item", description: "second/PLAN.md:3", uri: `${second}/PLAN.md`, line: 2 },
   ]);
@@ -104,9 +118,9 @@ test("session items become toggle targets beside the file items", () => {
   const list: ListResult = {
     ...status(),
     items: [
-      { uri: `${WS}/PLAN.md`, path: "PLAN.md", line: 3, text: "write the intro", state: "open", ref: "PLAN.md:3" },
-      { sessionID: "ses_1", index: 0, content: "Write the parser", status: "completed", priority: "high" },
-      { sessionID: "ses_1", index: 1, content: "Add tests", status: "pending", priority: null },
+      { uri: `${WS}/PLAN.md`, path: "PLAN.md", line: 3, text: "write the intro", name: "write the intro", state: "open", ref: "PLAN.md:3" },
+      { sessionID: "ses_1", index: 0, content: "Write the parser", name: "Write the parser", status: "completed", priority: "high" },
+      { sessionID: "ses_1", index: 1, content: "Add tests", name: "Add tests", status: "pending", priority: null },
     ],
     itemsTotal: 3,
   };

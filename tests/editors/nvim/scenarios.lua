@@ -347,13 +347,22 @@ function S.panel(t)
   t.data.help = panel_lines()
   press('?')
   -- `a` subscribes the file the user names, `d` on its section unsubscribes it, `r` re-reads.
+  -- Its item has markup: the panel shows it as the outline names it, and `x` still ticks it
+  -- (written to disk: the file is not open).
+  vim.fn.writefile({ '# Notes', '', '- [ ] call the `plumber` about **the sink**' }, 'NOTES.md')
   vim.ui.input = function(_, on_confirm)
     on_confirm('NOTES.md')
   end
   press('a')
   t.data.subscribed = t.wait('NOTES.md in the panel', function()
-    return panel_line_with('NOTES.md  1 open of 1') and panel_lines()
+    return panel_line_with('NOTES.md  1 open of 1') and panel_line_with('call the plumber') and panel_lines()
   end)
+  vim.api.nvim_win_set_cursor(0, { panel_line_with('call the plumber'), 0 })
+  press('x')
+  t.wait('NOTES.md ticked', function()
+    return panel_line_with('NOTES.md  0 open of 1')
+  end)
+  t.data.notes_ticked = vim.fn.readfile('NOTES.md')
   vim.api.nvim_win_set_cursor(0, { panel_line_with('NOTES.md'), 0 })
   press('d')
   t.data.unsubscribed = t.wait('NOTES.md gone from the panel', function()
