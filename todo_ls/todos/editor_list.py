@@ -73,9 +73,9 @@ def session_items(
 ) -> list[SessionItem]:
     """The `todoLs.list` entries of one session: every item, closed ones too (so a completed
     item can be reopened), each with its index in the combined list, its `name` (its content
-    as plain text, as the outline names a file's items) and `readOnly` where
-    `readOnly: true` where toggling it is refused (a host item, or any item of a list a hook
-    host keeps); editable items carry no such key."""
+    as plain text, as the outline names a file's items) and `readOnly: true` where toggling
+    it is refused (a host item, or any item of a list a hook host keeps); editable items
+    carry no such key."""
     found: list[SessionItem] = []
     for index, item in enumerate(listed):
         entry: SessionItem = {
