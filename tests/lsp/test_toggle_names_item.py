@@ -17,11 +17,16 @@ AGENT = "# Agent\n- [ ] alpha\n- [ ] beta\n"
 SETTINGS = {"markdownFiles": ["AGENT.md"], "supervisor": {"enabled": False}}
 
 
+def written(root: Path, name: str, text: str) -> Path:
+    """`root / name` holding `text` (an unopened subscribed file the agent writes)."""
+    path = root / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
 @pytest.fixture
 def agent_md(root: Path) -> Path:
-    path = root / "AGENT.md"
-    path.write_text(AGENT, encoding="utf-8")
-    return path
+    return written(root, "AGENT.md", AGENT)
 
 
 async def listed_line(editor: Editor, text: str) -> int:
@@ -79,9 +84,7 @@ MARKED_SETTINGS = {"markdownFiles": ["MARKED.md"], "supervisor": {"enabled": Fal
 
 @pytest.fixture
 def marked_md(root: Path) -> Path:
-    path = root / "MARKED.md"
-    path.write_text(MARKED, encoding="utf-8")
-    return path
+    return written(root, "MARKED.md", MARKED)
 
 
 @pytest.mark.parametrize("settings", [MARKED_SETTINGS])
