@@ -1,7 +1,7 @@
 """`framing.serve` reads whatever stdin is: a pipe (what an editor gives) in the event loop's
 own callback, a file and `/dev/null` (which epoll refuses) through the thread pool, the same
-messages either way (docs/performance.md, "`workspace/symbol`: the request around the
-search")."""
+messages either way (docs/performance.md, "`workspace/symbol`: searching from a rare
+character")."""
 
 from __future__ import annotations
 

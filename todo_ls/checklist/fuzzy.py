@@ -41,8 +41,9 @@ def fuzzy_pattern(query: str, backward: bool = False) -> re.Pattern[str] | None:
 def scans_backward(query: str) -> bool:
     """Whether `query`'s characters are found faster in lines read backward: when its last
     character is rarer than its first. The regex engine tries a match at each occurrence of
-    the pattern's first character, reading the rest of the line each time ("srv" tries at
-    each `s`, read backward at each `v`: a sixth as many, docs/performance.md)."""
+    the pattern's first character, reading the rest of the line each time: "srv" tries at
+    each `s`, read backward at each `v`, a sixth as many (docs/performance.md,
+    "`workspace/symbol`: searching from a rare character")."""
     chars = [c for c in query.lower() if not c.isspace()]
     return bool(chars) and _rarity(chars[-1]) > _rarity(chars[0])
 
@@ -80,7 +81,7 @@ def rare_run(needle: str) -> tuple[str, int] | None:
     where `needle` starts); None when every character of it is common. The regex engine's
     scan for one rare character passes the text faster than `str.find` passes it for a run
     of common letters; for a common character it stops too often to (docs/performance.md,
-    "`workspace/symbol`: the run pass")."""
+    "`workspace/symbol`: searching from a rare character")."""
     at = max(range(len(needle)), key=lambda i: _rarity(needle[i]))
     if _rarity(needle[at]) < _RARE:
         return None

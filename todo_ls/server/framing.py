@@ -123,7 +123,7 @@ class StdinReader:
     """stdin as an editor gives it. A pipe, socket or terminal is watched by the event loop,
     and what it has is read and handled in the loop's own callback: no task woken, no
     reader registered and dropped per message (docs/performance.md, "`workspace/symbol`:
-    the request around the search"). Anything else (a file; `/dev/null`, which epoll
+    searching from a rare character"). Anything else (a file; `/dev/null`, which epoll
     refuses) is read in the server's thread pool, as pygls reads. `pending()` knows whether
     the client has sent more than what was handled (coalesced pushes wait for it)."""
 
