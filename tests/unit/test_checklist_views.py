@@ -2,9 +2,21 @@
 
 from __future__ import annotations
 
+import random
+import re
+
+import pytest
+
 from todo_ls.checklist import Checklist, StateRegistry, parse
 from todo_ls.checklist.folding import Fold, closed_runs, folding_ranges
-from todo_ls.checklist.fuzzy import OpenItems, fuzzy_match, fuzzy_pattern, open_task_items
+from todo_ls.checklist.fuzzy import (
+    OpenItems,
+    fuzzy_match,
+    fuzzy_pattern,
+    open_task_items,
+    rare_run,
+    scans_backward,
+)
 from todo_ls.checklist.lines import split_lines
 from todo_ls.checklist.symbols import Symbol, document_symbols
 
@@ -168,3 +180,42 @@ def test_open_items_are_searched_by_the_names_the_outline_shows() -> None:
     items = OpenItems(parse(text, StateRegistry.default()))
     assert list(items.matches(fuzzy_pattern("parse() in scan"))) == [0]
     assert list(items.matches(fuzzy_pattern("u.md"))) == []  # a link's address is not shown
+
+
+RUN_ALPHABET = "etasrvxz.&é"
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_a_rare_run_is_found_where_str_find_finds_it(seed: int) -> None:
+    rng = random.Random(seed)
+    text = "".join(rng.choices(RUN_ALPHABET + "\n ", k=400))
+    needle = "".join(rng.choices(RUN_ALPHABET + " ", k=rng.randint(1, 4))).strip() or "v"
+    rare = rare_run(needle)
+    if rare is None:  # only common characters: searched with `str.find` itself
+        assert set(needle) <= set("etasr ")
+        return
+    pattern, back = re.compile(rare[0]), rare[1]
+    # The run pass searches from line starts (a lookbehind never reaches a line before).
+    for at in [0] + [i + 1 for i, c in enumerate(text) if c == "\n"]:
+        match = pattern.search(text, at)
+        assert (match.start() - back if match else -1) == text.find(needle, at), (needle, at)
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_a_query_read_backward_matches_the_lines_it_matches_forward(seed: int) -> None:
+    rng = random.Random(seed)
+    query = "".join(rng.choices(RUN_ALPHABET + " ", k=rng.randint(1, 4)))
+    lines = ["".join(rng.choices(RUN_ALPHABET + " ", k=rng.randint(0, 30))) for _ in range(40)]
+    backward = fuzzy_pattern(query, backward=True)
+    if backward is None:
+        assert not query.strip()
+        return
+    for line in lines:
+        assert (backward.search(line[::-1]) is not None) == fuzzy_match(query, line), (query, line)
+
+
+def test_a_query_is_read_backward_when_its_last_letter_is_the_rarer() -> None:
+    assert scans_backward("srv")  # tried at each `v`, not at each `s`
+    assert not scans_backward("par")
+    assert not scans_backward("e")
+    assert not scans_backward("  ")

@@ -27,7 +27,24 @@ from todo_ls.workspace import CLOSED_PARSE_BYTES, Folder, WorkspaceIndex
 
 WORDS = ["parse", "render", "`code`", "*em*", "[link](u)", "fix", "é", "漢字", "a&amp;b", "x"]
 MARKERS = [" ", " ", "x", "/", "-", "?", "~"]
-QUERIES = ["", "p", "par", "rnd", "code", "link", "é", "a&b", "zzz", "漢", "e", "r", "x p"]
+QUERIES = [
+    "",
+    "p",
+    "par",
+    "rnd",
+    "code",
+    "link",
+    "é",
+    "a&b",
+    "zzz",
+    "漢",
+    "e",
+    "r",
+    "x p",
+    "ix",
+    "ex",
+    "kl",
+]
 
 
 def random_plan(rng: random.Random) -> str:

@@ -48,6 +48,8 @@ if TYPE_CHECKING:
         fuzzy_pattern,
         match_rank,
         open_task_items,
+        rare_run,
+        scans_backward,
         substring_needle,
     )
     from todo_ls.checklist.incremental import reparse
@@ -97,6 +99,8 @@ _ENGINE = {
         "fuzzy_pattern",
         "match_rank",
         "open_task_items",
+        "rare_run",
+        "scans_backward",
         "substring_needle",
     ),
     "todo_ls.checklist.incremental": ("reparse",),
@@ -178,7 +182,9 @@ __all__ = [
     "plain_text",
     "plain_texts",
     "progress_label",
+    "rare_run",
     "reparse",
+    "scans_backward",
     "section_end",
     "section_items",
     "set_state_edits",

@@ -22,17 +22,30 @@ from todo_ls.checklist.inline_text import plain_texts
 from todo_ls.checklist.model import OPEN_STATES, Checklist, TaskItem
 
 
-def fuzzy_pattern(query: str) -> re.Pattern[str] | None:
+def fuzzy_pattern(query: str, backward: bool = False) -> re.Pattern[str] | None:
     """The pattern that finds `query`'s characters in order within one line of lower-cased
-    text; None for an empty query (everything matches)."""
+    text (`backward`: in a line read backward, `OpenItems.backward`); None for an empty
+    query (everything matches)."""
     chars = [c for c in query.lower() if not c.isspace()]
     if not chars:
         return None
+    if backward:
+        chars.reverse()
     # After the first character (which the regex engine finds by a fast scan), each gap skips
     # what is not the next character nor a line end: the leftmost match of each character,
     # found without backtracking within a line.
     first, rest = re.escape(chars[0]), chars[1:]
     return re.compile(first + "".join(f"[^{re.escape(c)}\n]*{re.escape(c)}" for c in rest))
+
+
+def scans_backward(query: str) -> bool:
+    """Whether `query`'s characters are found faster in lines read backward: when its last
+    character is rarer than its first. The regex engine tries a match at each occurrence of
+    the pattern's first character, reading the rest of the line each time: "srv" tries at
+    each `s`, read backward at each `v`, a sixth as many (docs/performance.md,
+    "`workspace/symbol`: searching from a rare character")."""
+    chars = [c for c in query.lower() if not c.isspace()]
+    return bool(chars) and _rarity(chars[-1]) > _rarity(chars[0])
 
 
 def fuzzy_match(query: str, text: str) -> bool:
@@ -49,6 +62,32 @@ def substring_needle(query: str) -> str:
     """What a contiguous match of `query` looks for: its lower-cased text, spaces at its ends
     dropped (those inside kept: "fix parse" is one run)."""
     return query.lower().strip()
+
+
+# Characters by how often they occur in English prose, most often first; from `_RARE` on
+# (and any character not listed) they are rare enough to scan for (`rare_run`).
+_BY_FREQUENCY = " etaoinshrdlcumwfgypbvkjxqz"
+_RARE = _BY_FREQUENCY.index("b")
+
+
+def _rarity(c: str) -> int:
+    found = _BY_FREQUENCY.find(c)
+    return len(_BY_FREQUENCY) if found < 0 else found
+
+
+def rare_run(needle: str) -> tuple[str, int] | None:
+    """A regular expression whose matches are where `needle` occurs, found by a scan for its
+    rarest character, and that character's offset in `needle` (a match starts that far past
+    where `needle` starts); None when every character of it is common. The regex engine's
+    scan for one rare character passes the text faster than `str.find` passes it for a run
+    of common letters; for a common character it stops too often to (docs/performance.md,
+    "`workspace/symbol`: searching from a rare character")."""
+    at = max(range(len(needle)), key=lambda i: _rarity(needle[i]))
+    if _rarity(needle[at]) < _RARE:
+        return None
+    before, rare, after = needle[:at], needle[at], needle[at + 1 :]
+    behind = f"(?<={re.escape(before + rare)})" if before else ""
+    return re.escape(rare) + behind + re.escape(after), at
 
 
 def match_rank(needle: str, name: str) -> int:
@@ -83,6 +122,7 @@ class OpenItems:
         self.count = len(items)
         texts = plain_texts([i.text for i in items])
         self._text = "\n".join(texts).lower()
+        self._backward: str | None = None
         # An array, not a list of ints: a workspace keeps one per file.
         self._starts = array("l")
         at = 0
@@ -94,6 +134,14 @@ class OpenItems:
     def text(self) -> str:
         """The searched text: each open item's lower-cased name, one a line."""
         return self._text
+
+    @property
+    def backward(self) -> str:
+        """`text` with each line read backward (each as long as it was), for a query that
+        `scans_backward`; made at the first such query."""
+        if self._backward is None:
+            self._backward = "\n".join(line[::-1] for line in self._text.split("\n"))
+        return self._backward
 
     @property
     def starts(self) -> array[int]:

@@ -24,9 +24,9 @@ import re
 import select
 import stat
 import threading
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, BinaryIO, Protocol
+from typing import Any, BinaryIO
 
 from lsprotocol.types import ResponseErrorMessage
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidRequest, JsonRpcParseError
@@ -41,139 +41,120 @@ READ = 64 << 10  # one read of a small message: a heap buffer, not a mapping mad
 _LENGTH = re.compile(rb"content-length[ \t]*:[ \t]*(\d+)[ \t]*\r?\n?", re.IGNORECASE)
 
 
-class Reader(Protocol):
-    """An asynchronous byte source (the stdin reader below or an `asyncio.StreamReader`)."""
+class FrameDecoder:
+    """The base protocol's framing as a state machine, no I/O: bytes in (`feed`), whole
+    bodies out (`next_body`). A header line is at most `MAX_HEADER_LINE` bytes (a longer one
+    is taken in pieces, none a `Content-Length`); lines before a length are skipped, as pygls
+    does, and a blank line alone does not end a header block; a body over `max_body` is
+    dropped as it arrives, never held."""
 
-    def readline(self) -> Awaitable[bytes]: ...
+    def __init__(self, max_body: int = MAX_BODY) -> None:
+        self._max_body = max_body
+        self._buffer = bytearray()
+        self._length: int | None = None  # the header block's Content-Length, once read
+        self._body: int | None = None  # the body being read: its length
+        self._skip = 0  # what is left of a body too long to hold
 
-    def readexactly(self, n: int) -> Awaitable[bytes]: ...
+    @property
+    def buffered(self) -> bool:
+        """Bytes have been fed that no `next_body` has returned (or dropped) yet."""
+        return bool(self._buffer)
+
+    def wanted(self) -> int:
+        """How much the next read should ask for: the rest of a long body, else `READ`."""
+        if self._skip:
+            return min(self._skip, CHUNK)
+        if self._body is not None:
+            return min(max(self._body - len(self._buffer), READ), CHUNK)
+        return READ
+
+    def feed(self, data: bytes) -> None:
+        """Take what the client sent next."""
+        if self._skip:
+            dropped = min(self._skip, len(data))
+            self._skip -= dropped
+            data = data[dropped:]
+        self._buffer += data
+
+    def next_body(self) -> bytes | None:
+        """The next whole body fed, else None (more input is needed)."""
+        buffer = self._buffer
+        while not self._skip:
+            if self._body is not None:
+                size = self._body
+                if len(buffer) < size:
+                    return None
+                with memoryview(buffer) as view:  # one copy of a big body, not two
+                    body = bytes(view[:size])
+                del buffer[:size]
+                self._body = None
+                return body
+            end = buffer.find(b"\n", 0, MAX_HEADER_LINE)
+            if end < 0:
+                if len(buffer) < MAX_HEADER_LINE:
+                    return None
+                end = MAX_HEADER_LINE - 1
+            line = bytes(buffer[: end + 1])
+            del buffer[: end + 1]
+            if self._length is None:
+                match = _LENGTH.fullmatch(line)
+                if match:
+                    self._length = int(match.group(1))
+            elif not line.strip():
+                self._begin_body(self._length)
+                self._length = None
+        return None
+
+    def _begin_body(self, length: int) -> None:
+        if length <= self._max_body:
+            self._body = length
+            return
+        log.warning(
+            "a message from the client is too long (Content-Length %d, over the %s limit): skipped",
+            length,
+            _mib(self._max_body),
+        )
+        dropped = min(length, len(self._buffer))
+        del self._buffer[:dropped]
+        self._skip = length - dropped
 
 
 class StdinReader:
-    """stdin, read into a buffer of its own: a header line at most `MAX_HEADER_LINE` bytes
-    (pygls's own reader has no bound), and `pending()` knows whether the client has sent
-    more than what was handled (coalesced pushes wait for it).
-
-    A pipe, socket or terminal (what an editor gives) is waited for by the event loop and
-    then read once, which cannot block; anything else (a file) is read in the server's
-    thread pool, as pygls reads. The loop's wait spares every message two thread switches
-    (the pool's worker woken, then the loop woken by it): about a quarter of a millisecond
-    of CPU per request (docs/performance.md "`workspace/symbol` ranked")."""
+    """stdin as an editor gives it. A pipe, socket or terminal is watched by the event loop,
+    and what it has is read and handled in the loop's own callback: no task woken, no
+    reader registered and dropped per message (docs/performance.md, "`workspace/symbol`:
+    searching from a rare character"). Anything else (a file; `/dev/null`, which epoll
+    refuses) is read in the server's thread pool, as pygls reads. `pending()` knows whether
+    the client has sent more than what was handled (coalesced pushes wait for it)."""
 
     def __init__(self, stdin: BinaryIO, executor: ThreadPoolExecutor) -> None:
-        self._fd = stdin.fileno()
+        self.fd = stdin.fileno()
         self._executor = executor
-        self._buffer = bytearray()
-        self._ended = False
+        self.frames = FrameDecoder()
         try:
-            mode = os.fstat(self._fd).st_mode
+            mode = os.fstat(self.fd).st_mode
         except OSError:
             mode = 0
-        self._pollable = stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode)
+        self.pollable = stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode)
 
     def pending(self) -> bool:
-        """Input has arrived that no read has returned yet."""
-        if self._buffer:
+        """Input has arrived that has not been handled yet."""
+        if self.frames.buffered:
             return True
         try:
-            readable, _, _ = select.select([self._fd], [], [], 0)
+            readable, _, _ = select.select([self.fd], [], [], 0)
         except (OSError, ValueError):
             return False
-        return bool(readable) and not self._ended
+        return bool(readable)
 
-    async def _fill(self, want: int = READ) -> bool:
-        if self._ended:
-            return False
+    async def read(self, size: int) -> bytes:
+        """Up to `size` bytes, read in the thread pool (b"" at the end of input)."""
         loop = asyncio.get_running_loop()
-        size = min(max(want, READ), CHUNK)
-        if self._pollable and await self._readable(loop):
-            data = os.read(self._fd, size)
-        else:
-            data = await loop.run_in_executor(self._executor, os.read, self._fd, size)
-        if not data:
-            self._ended = True
-            return False
-        self._buffer += data
-        return True
-
-    async def readline(self) -> bytes:
-        while True:
-            end = self._buffer.find(b"\n", 0, MAX_HEADER_LINE)
-            if end >= 0 or len(self._buffer) >= MAX_HEADER_LINE:
-                size = end + 1 if end >= 0 else MAX_HEADER_LINE
-                line = bytes(self._buffer[:size])
-                del self._buffer[:size]
-                return line
-            if not await self._fill():
-                line = bytes(self._buffer)
-                self._buffer.clear()
-                return line
-
-    async def _readable(self, loop: asyncio.AbstractEventLoop) -> bool:
-        """Wait until stdin can be read; False when the loop cannot watch it (`/dev/null`
-        and other devices epoll refuses: read in the thread pool from then on)."""
-        ready: asyncio.Future[None] = loop.create_future()
-
-        def wake() -> None:
-            if not ready.done():
-                ready.set_result(None)
-
-        try:
-            loop.add_reader(self._fd, wake)
-        except (OSError, ValueError, NotImplementedError):
-            self._pollable = False
-            return False
-        try:
-            await ready
-        finally:
-            loop.remove_reader(self._fd)
-        return True
-
-    async def readexactly(self, n: int) -> bytes:
-        while len(self._buffer) < n and await self._fill(n - len(self._buffer)):
-            pass
-        with memoryview(self._buffer) as view:  # one copy of a big body, not two
-            data = bytes(view[:n])
-        del self._buffer[:n]
-        return data
+        return await loop.run_in_executor(self._executor, os.read, self.fd, size)
 
 
 def _mib(size: int) -> str:
     return f"{size / (1 << 20):g} MiB"
-
-
-async def _read(reader: Reader, n: int) -> bytes:
-    """`n` bytes, fewer only at the end of input."""
-    try:
-        return await reader.readexactly(n)
-    except asyncio.IncompleteReadError as cut:
-        return cut.partial
-
-
-async def read_length(reader: Reader) -> int | None:
-    """Read one header block; its `Content-Length` (None at the end of input). Lines before
-    a length are skipped, as pygls does: a blank line alone does not end a header block."""
-    length: int | None = None
-    while True:
-        line = await reader.readline()
-        if not line:
-            return None
-        if length is None:
-            match = _LENGTH.fullmatch(line)
-            if match:
-                length = int(match.group(1))
-        elif not line.strip():
-            return length
-
-
-async def skip(reader: Reader, size: int) -> bool:
-    """Read and drop `size` bytes, a chunk at a time; False when the input ended first."""
-    while size > 0:
-        chunk = await _read(reader, min(size, CHUNK))
-        if not chunk:
-            return False
-        size -= len(chunk)
-    return True
 
 
 def _usable_id(message: Any) -> Any:
@@ -216,33 +197,85 @@ def handle_body(protocol: JsonRPCProtocol, body: bytes) -> None:
         log.exception("internal error handling a message")
 
 
+class _Session:
+    """What one client sent, handled as it arrives: every whole body handed to the
+    protocol, `idle` called once all of it has been (when `pending` can tell)."""
+
+    def __init__(
+        self,
+        stop_event: threading.Event,
+        frames: FrameDecoder,
+        protocol: JsonRPCProtocol,
+        idle: Callable[[], None] | None,
+        pending: Callable[[], bool],
+    ) -> None:
+        self._stop_event = stop_event
+        self._frames = frames
+        self._protocol = protocol
+        self._idle = idle
+        self._pending = pending
+
+    def take(self, data: bytes) -> bool:
+        """Handle `data`; False when the session is over (input ended, or stopped)."""
+        if not data or self._stop_event.is_set():
+            return False
+        frames = self._frames
+        frames.feed(data)
+        while (body := frames.next_body()) is not None:
+            handle_body(self._protocol, body)
+            if self._stop_event.is_set():
+                return False
+        if self._idle is not None and not self._pending():
+            self._idle()
+        return True
+
+
 async def serve(
     stop_event: threading.Event,
-    reader: Reader,
+    reader: StdinReader | asyncio.StreamReader,
     protocol: JsonRPCProtocol,
-    max_body: int = MAX_BODY,
     idle: Callable[[], None] | None = None,
+    max_body: int = MAX_BODY,
 ) -> None:
     """Read framed messages until the input ends or `stop_event` is set; call `idle` each
     time what the client sent has been handled (when `reader` can tell: `pending`)."""
-    pending: Callable[[], bool] = getattr(reader, "pending", lambda: False)
-    while not stop_event.is_set():
-        if idle is not None and not pending():
-            idle()
-        length = await read_length(reader)
-        if length is None:
-            break
-        if length > max_body:
-            log.warning(
-                "a message from the client is too long (Content-Length %d, over the %s limit):"
-                " skipped",
-                length,
-                _mib(max_body),
-            )
-            if not await skip(reader, length):
-                break
-            continue
-        body = await _read(reader, length) if length else b""
-        if len(body) < length:
-            break
-        handle_body(protocol, body)
+    if isinstance(reader, StdinReader):
+        frames, pending = reader.frames, reader.pending
+    else:
+        frames, pending = FrameDecoder(max_body), lambda: False
+    session = _Session(stop_event, frames, protocol, idle, pending)
+    if idle is not None and not pending():
+        idle()
+    if isinstance(reader, StdinReader) and reader.pollable and await _watch(reader, session):
+        return
+    while True:
+        if not session.take(await reader.read(frames.wanted())):
+            return
+
+
+async def _watch(reader: StdinReader, session: _Session) -> bool:
+    """Serve `reader` from the loop's readiness callback until the session ends; False
+    when the loop cannot watch it (`/dev/null` and other devices epoll refuses)."""
+    loop = asyncio.get_running_loop()
+    ended: asyncio.Future[None] = loop.create_future()
+
+    def readable() -> None:
+        try:
+            data = os.read(reader.fd, reader.frames.wanted())
+        except BlockingIOError:
+            return
+        except OSError as error:
+            data = b""
+            log.warning("stdin cannot be read: %s", error)
+        if not session.take(data) and not ended.done():
+            ended.set_result(None)
+
+    try:
+        loop.add_reader(reader.fd, readable)
+    except (OSError, ValueError, NotImplementedError):
+        return False
+    try:
+        await ended
+    finally:
+        loop.remove_reader(reader.fd)
+    return True

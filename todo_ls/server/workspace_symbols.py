@@ -320,7 +320,7 @@ class _Searched:
 
     __slots__ = (
         *("changes", "file_of", "files", "first", "firsts", "opened", "rest", "scan", "starts"),
-        *("text", "_utf8"),
+        *("text", "_utf8", "_backward", "_backward_utf8", "_keys"),
     )
 
     def __init__(self, index: WorkspaceIndex, scan: int) -> None:
@@ -367,6 +367,9 @@ class _Searched:
         # The files past the budget, visited one by one when the answer is not full.
         self.rest = order[taken:]
         self._utf8: tuple[bytes, list[int]] | None = None
+        self._backward: str | None = None
+        self._backward_utf8: bytes | None = None
+        self._keys: list[int] | None = None
 
     def utf8(self) -> tuple[bytes, list[int]] | None:
         """`text` as UTF-8 and each item's start in it, when that is the smaller to scan
@@ -383,6 +386,31 @@ class _Searched:
                 return None
             self._utf8 = data, starts
         return self._utf8
+
+    def keys(self) -> list[int]:
+        """Each item's rank key for the rank 0 (`rank_key`: open document, name length, scan
+        order), a match's key then being its item's plus its rank's: the run pass looks one
+        up per match instead of computing it."""
+        if self._keys is None:
+            starts, opened, shut = self.starts, self.opened, rank_key(0, 1, 0, 0)
+            self._keys = [
+                ((starts[g + 1] - 1 - starts[g]) << _ORDER_BITS | g) + (shut if g >= opened else 0)
+                for g in range(len(starts) - 1)
+            ]
+        return self._keys
+
+    def backward(self) -> str:
+        """`text` with each line read backward (`OpenItems.backward`): each item where it is
+        in `text`, for a query that `scans_backward`."""
+        if self._backward is None:
+            self._backward = "\n".join(found.open_items.backward for _, found in self.files)
+        return self._backward
+
+    def backward_utf8(self) -> bytes:
+        """`backward` as UTF-8: each item where it is in `utf8`'s text."""
+        if self._backward_utf8 is None:
+            self._backward_utf8 = self.backward().encode("utf-8")
+        return self._backward_utf8
 
     def current(self, index: WorkspaceIndex, scan: int) -> bool:
         """Whether this still holds for a query of `index` with that budget."""
@@ -423,19 +451,24 @@ def _runs(
     (`_Searched.utf8`: the same matches, an ASCII needle never matching inside a multi-byte
     character), `offsets` its items' starts; a name's length is counted in characters."""
     wanted = _like(hay, needle)
-    text, starts, opened = searched.text, searched.starts, searched.opened
+    text, starts, keys = searched.text, searched.starts, searched.keys()
     find, size, at, breaks = hay.find, len(wanted), 0, _WORD_BREAKS
-    # The key's parts above the scan order (`rank_key`, inlined: this loop runs per match).
-    shut, word = rank_key(0, 1, 0, 0), rank_key(WORD, 0, 0, 0)
+    # A run with a rare character is found by the regex engine's scan for it (`rare_run`).
+    rare = None if "\n" in needle else checklist.rare_run(needle)
+    search, back = (re.compile(_like(hay, rare[0])).search, rare[1]) if rare else (None, 0)
+    word = rank_key(WORD, 0, 0, 0)
     while room:
-        found = find(wanted, at)
+        if search is None:
+            found = find(wanted, at)
+        else:
+            match = search(hay, at)
+            found = -1 if match is None else match.start() - back
         if found < 0:
             break
         g = bisect_right(offsets, found) - 1
         start, end = offsets[g], offsets[g + 1] - 1
         if found + size <= end:  # not across a line end
-            length = starts[g + 1] - 1 - starts[g]
-            key = (length << _ORDER_BITS | g) + (shut if g >= opened else 0)
+            key = keys[g]
             if found == start:
                 pass  # PREFIX: 0
             elif hay[found - 1 : found] in breaks:
@@ -514,12 +547,17 @@ def _ranked(
     room = limit - len(matched)
     if room > 0:  # then the run pass went through the whole text: `matched` is every run
         runs = {key & _ORDER_MASK for key in matched} if matched else ()
+        # Lines read backward when that makes the regex engine try fewer starts (same lines).
+        backward = checklist.scans_backward(query)
+        scattered = checklist.fuzzy_pattern(query, backward) if backward else pattern
+        assert scattered is not None
         if utf8 is not None:
-            as_bytes = re.compile(pattern.pattern.encode("ascii"))
-            room = _scattered_all(searched, utf8[0], utf8[1], as_bytes, runs, matched, room)
+            hay = searched.backward_utf8() if backward else utf8[0]
+            as_bytes = re.compile(scattered.pattern.encode("ascii"))
+            room = _scattered_all(searched, hay, utf8[1], as_bytes, runs, matched, room)
         else:
-            text, starts = searched.text, searched.starts
-            room = _scattered_all(searched, text, starts, pattern, runs, matched, room)
+            text = searched.backward() if backward else searched.text
+            room = _scattered_all(searched, text, searched.starts, scattered, runs, matched, room)
     matched.sort()
     picked = [searched.candidate(key) for key in matched[:limit]]
     if room > 0 and searched.rest:
